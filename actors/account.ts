@@ -1,0 +1,111 @@
+import { assign, setup } from 'xstate';
+
+/**
+ * An account (tenant). Two regions run side by side:
+ * - status: active ⇄ suspended; a suspension with `until` ends by a durable timer (RESUME).
+ * - budget: none (never funded: 402 at the MCP edge) → funded ⇄ exhausted (402); unknown (billing state could not be
+ *   determined: 503) until the next BUDGET_SET.
+ * DEBIT reserves credits for a call; its result is in `lastDebit`.
+ */
+export interface AccountInput {
+  accountId: string;
+  credits?: number | null;
+}
+
+export interface AccountContext {
+  accountId: string;
+  credits: number | null;
+  suspendedUntil: number | null;
+  lastDebit: { requestId: string; ok: boolean } | null;
+}
+
+export type AccountEvent =
+  | { type: 'SUSPEND'; until?: number }
+  | { type: 'RESUME' }
+  | { type: 'BUDGET_SET'; credits: number }
+  | { type: 'BUDGET_UNAVAILABLE' }
+  | { type: 'DEBIT'; amount: number; requestId: string };
+
+export const accountMachine = setup({
+  types: {
+    context: {} as AccountContext,
+    events: {} as AccountEvent,
+    input: {} as AccountInput,
+  },
+  guards: {
+    initiallyFunded: ({ context }) => context.credits !== null && context.credits > 0,
+    initiallyExhausted: ({ context }) => context.credits !== null && context.credits <= 0,
+    positiveBudget: ({ event }) => event.type === 'BUDGET_SET' && event.credits > 0,
+    affordable: ({ context, event }) =>
+      event.type === 'DEBIT' && event.amount >= 0 && context.credits !== null && context.credits >= event.amount,
+    drainsBudget: ({ context, event }) => event.type === 'DEBIT' && context.credits === event.amount,
+  },
+  actions: {
+    setCredits: assign({ credits: ({ event }) => (event.type === 'BUDGET_SET' ? event.credits : null) }),
+    debit: assign({
+      credits: ({ context, event }) => (event.type === 'DEBIT' ? (context.credits ?? 0) - event.amount : context.credits),
+      lastDebit: ({ event }) => (event.type === 'DEBIT' ? { requestId: event.requestId, ok: true } : null),
+    }),
+    rejectDebit: assign({
+      lastDebit: ({ event }) => (event.type === 'DEBIT' ? { requestId: event.requestId, ok: false } : null),
+    }),
+    recordSuspension: assign({ suspendedUntil: ({ event }) => (event.type === 'SUSPEND' ? (event.until ?? null) : null) }),
+    clearSuspension: assign({ suspendedUntil: null }),
+  },
+}).createMachine({
+  id: 'Account',
+  type: 'parallel',
+  context: ({ input }) => ({ accountId: input.accountId, credits: input.credits ?? null, suspendedUntil: null, lastDebit: null }),
+  states: {
+    status: {
+      initial: 'active',
+      states: {
+        active: { on: { SUSPEND: { target: 'suspended', actions: 'recordSuspension' } } },
+        suspended: {
+          on: {
+            RESUME: { target: 'active', actions: 'clearSuspension' },
+            SUSPEND: { actions: 'recordSuspension' },
+          },
+        },
+      },
+    },
+    budget: {
+      initial: 'init',
+      on: {
+        BUDGET_SET: [
+          { guard: 'positiveBudget', target: '.funded', actions: 'setCredits' },
+          { target: '.exhausted', actions: 'setCredits' },
+        ],
+        BUDGET_UNAVAILABLE: { target: '.unknown' },
+        DEBIT: { actions: 'rejectDebit' },
+      },
+      states: {
+        init: {
+          always: [
+            { guard: 'initiallyFunded', target: 'funded' },
+            { guard: 'initiallyExhausted', target: 'exhausted' },
+            { target: 'none' },
+          ],
+        },
+        none: {},
+        funded: {
+          on: {
+            DEBIT: [
+              { guard: 'drainsBudget', target: 'exhausted', actions: 'debit' },
+              { guard: 'affordable', actions: 'debit' },
+              { actions: 'rejectDebit' },
+            ],
+          },
+        },
+        exhausted: {},
+        unknown: {},
+      },
+    },
+  },
+});
+
+export function accountTimers(snapshot: { status: string; context: AccountContext; value: unknown }) {
+  const v = snapshot.value as { status?: string };
+  const until = snapshot.context.suspendedUntil;
+  return v.status === 'suspended' && until !== null ? [{ key: 'resume', at: until, event: { type: 'RESUME' } }] : [];
+}

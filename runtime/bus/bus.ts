@@ -1,0 +1,58 @@
+/**
+ * The message bus seam. Subjects are dot-separated tokens as in NATS: `*` matches one token, `>` the rest.
+ * Payloads are JSON values. The in-process bus serves one node; the NATS bus (cluster) implements the same interface,
+ * so callers never know which one they hold.
+ */
+export type Unsubscribe = () => void;
+
+export interface BusRequestOptions {
+  timeoutMs?: number;
+}
+
+export interface Bus {
+  publish(subject: string, data: unknown): void;
+  subscribe(subject: string, handler: (data: unknown, subject: string) => void): Unsubscribe;
+  /** Serves requests on `subject`; with `queue`, each request goes to one member of the queue group. */
+  respond(subject: string, handler: (data: unknown, subject: string) => Promise<unknown> | unknown, opts?: { queue?: string }): Unsubscribe;
+  request(subject: string, data: unknown, opts?: BusRequestOptions): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export type BusErrorCode = 'BUS_NO_RESPONDERS' | 'BUS_TIMEOUT' | 'BUS_REMOTE_ERROR' | 'BUS_CLOSED';
+
+/** A failed request. A responder's own error travels as `{code, message, data}` and is rebuilt here. */
+export class BusError extends Error {
+  override readonly name = 'BusError';
+  constructor(
+    readonly code: BusErrorCode | string,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+  get retryable(): boolean {
+    return this.code === 'BUS_NO_RESPONDERS' || this.code === 'BUS_TIMEOUT';
+  }
+}
+
+export function subjectMatches(pattern: string, subject: string): boolean {
+  if (pattern === subject) return true;
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (p[i] !== '*' && p[i] !== s[i]) return false;
+  }
+  return p.length === s.length;
+}
+
+/** Shapes an error thrown by a responder for the wire, keeping its stable code when it has one. */
+export function toWireError(err: unknown): { code: string; message: string; data?: unknown } {
+  const e = err as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    code: typeof e?.code === 'string' ? e.code : 'BUS_REMOTE_ERROR',
+    message: typeof e?.message === 'string' ? e.message : String(err),
+    ...(e?.data !== undefined ? { data: e.data } : {}),
+  };
+}

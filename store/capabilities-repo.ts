@@ -1,0 +1,169 @@
+import type { Queryable } from './db.ts';
+
+export type StoredCapabilityType = 'plugin' | 'connector';
+
+export interface CapabilityVersionRecord {
+  versionNumber: number;
+  createdAt: string;
+  createdBy: string;
+  tools: { name: string; description: string }[];
+  metadata: Record<string, unknown>;
+  permissions: Record<string, unknown>;
+  resources: Record<string, unknown>;
+}
+
+export interface CapabilityRecord {
+  id: string;
+  accountId: string;
+  type: StoredCapabilityType;
+  name: string;
+  namespace: string;
+  description: string;
+  logoUrl: string;
+  activeVersion: number;
+  createdAt: string;
+  createdBy: string;
+  updatedAt: string;
+  updatedBy: string;
+  versions: CapabilityVersionRecord[];
+}
+
+export interface CapabilityQuery {
+  accountId: string;
+  type?: StoredCapabilityType;
+  namespace?: string;
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+type Row = {
+  id: string;
+  account_id: string;
+  type: StoredCapabilityType;
+  name: string;
+  namespace: string;
+  description: string;
+  logo_url: string;
+  active_version: number;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+};
+type VersionRow = {
+  capability_id: string;
+  version_number: number;
+  created_at: string;
+  created_by: string;
+  tools: CapabilityVersionRecord['tools'];
+  metadata: Record<string, unknown>;
+  permissions: Record<string, unknown>;
+  resources: Record<string, unknown>;
+};
+
+const COLUMNS =
+  'id, account_id, type, name, namespace, description, logo_url, active_version, created_at, created_by, updated_at, updated_by';
+
+/** `%` and `_` in a user's search text are literals, not wildcards. */
+const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function capabilitiesRepo(db: Queryable) {
+  return {
+    async create(c: {
+      id: string;
+      accountId: string;
+      type: StoredCapabilityType;
+      name: string;
+      namespace: string;
+      description?: string;
+      logoUrl?: string;
+      createdBy: string;
+    }): Promise<void> {
+      await db.query(
+        `insert into capabilities (id, account_id, type, name, namespace, description, logo_url, created_by, updated_by)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+        [c.id, c.accountId, c.type, c.name, c.namespace, c.description ?? '', c.logoUrl ?? '', c.createdBy],
+      );
+    },
+    async addVersion(capabilityId: string, accountId: string, v: CapabilityVersionRecord): Promise<void> {
+      await db.query(
+        `insert into capability_versions (capability_id, account_id, version_number, created_at, created_by, tools, metadata, permissions, resources)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          capabilityId,
+          accountId,
+          v.versionNumber,
+          v.createdAt,
+          v.createdBy,
+          JSON.stringify(v.tools),
+          JSON.stringify(v.metadata),
+          JSON.stringify(v.permissions),
+          JSON.stringify(v.resources),
+        ],
+      );
+    },
+    async setActiveVersion(accountId: string, id: string, version: number, by: string): Promise<boolean> {
+      const { rowCount } = await db.query(
+        'update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2',
+        [accountId, id, version, by],
+      );
+      return rowCount > 0;
+    },
+    /** One page of an account's capabilities, with their versions, and the total that matched. */
+    async list(q: CapabilityQuery): Promise<{ items: CapabilityRecord[]; total: number }> {
+      const where = ['account_id = $1'];
+      const params: unknown[] = [q.accountId];
+      if (q.type) where.push(`type = $${params.push(q.type)}`);
+      if (q.namespace) where.push(`namespace = $${params.push(q.namespace)}`);
+      if (q.search) {
+        const n = params.push(likePattern(q.search));
+        where.push(`(name ilike $${n} escape '\\' or description ilike $${n} escape '\\')`);
+      }
+      const filter = where.join(' and ');
+      const total = await db.query<{ n: number }>(`select count(*)::int as n from capabilities where ${filter}`, params);
+      const page = await db.query<Row>(
+        `select ${COLUMNS} from capabilities where ${filter} order by name, id limit $${params.length + 1} offset $${params.length + 2}`,
+        [...params, q.limit, q.offset],
+      );
+      const ids = page.rows.map((r) => r.id);
+      const versions = ids.length
+        ? (
+            await db.query<VersionRow>(
+              `select capability_id, version_number, created_at, created_by, tools, metadata, permissions, resources
+               from capability_versions where account_id = $1 and capability_id = any($2::uuid[]) order by version_number`,
+              [q.accountId, ids],
+            )
+          ).rows
+        : [];
+      return {
+        total: Number(total.rows[0]?.n ?? 0),
+        items: page.rows.map((r) => ({
+          id: r.id,
+          accountId: r.account_id,
+          type: r.type,
+          name: r.name,
+          namespace: r.namespace,
+          description: r.description,
+          logoUrl: r.logo_url,
+          activeVersion: Number(r.active_version),
+          createdAt: r.created_at,
+          createdBy: r.created_by,
+          updatedAt: r.updated_at,
+          updatedBy: r.updated_by,
+          versions: versions
+            .filter((v) => v.capability_id === r.id)
+            .map((v) => ({
+              versionNumber: Number(v.version_number),
+              createdAt: v.created_at,
+              createdBy: v.created_by,
+              tools: v.tools,
+              metadata: v.metadata,
+              permissions: v.permissions,
+              resources: v.resources,
+            })),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { Db, Queryable } from './db.ts';
+import { openPg } from './pg-driver.ts';
+import { openPglite } from './pglite-driver.ts';
+import { migrate } from './migrate.ts';
+import { accountsRepo, principalsRepo } from './accounts-repo.ts';
+import { apiKeysRepo } from './api-keys-repo.ts';
+import { agentsRepo, gatewaysRepo } from './gateways-repo.ts';
+import { capabilitiesRepo } from './capabilities-repo.ts';
+import { actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
+import { deviceSessionsRepo } from './device-sessions-repo.ts';
+import { settingsRepo } from './settings-repo.ts';
+
+export * from './db.ts';
+export type * from './accounts-repo.ts';
+export type * from './api-keys-repo.ts';
+export type * from './gateways-repo.ts';
+export type * from './capabilities-repo.ts';
+export type * from './actor-snapshots-repo.ts';
+export type * from './device-sessions-repo.ts';
+export { migrate, loadMigrations } from './migrate.ts';
+
+/** Every repository bound to one connection (the pool, or a transaction). */
+export function repositories(q: Queryable) {
+  return {
+    accounts: accountsRepo(q),
+    principals: principalsRepo(q),
+    apiKeys: apiKeysRepo(q),
+    gateways: gatewaysRepo(q),
+    agents: agentsRepo(q),
+    capabilities: capabilitiesRepo(q),
+    snapshots: actorSnapshotsRepo(q),
+    timers: timersRepo(q),
+    deviceSessions: deviceSessionsRepo(q),
+    settings: settingsRepo(q),
+  };
+}
+
+export type Repositories = ReturnType<typeof repositories>;
+
+export interface Store extends Repositories {
+  readonly db: Db;
+  /** Runs `fn` with repositories bound to one transaction. */
+  tx<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export type StoreOptions =
+  | { driver: 'pg'; connectionString: string; schema?: string }
+  | { driver: 'pglite'; dataDir?: string };
+
+/** Opens the configured driver and applies pending migrations. */
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  const db =
+    opts.driver === 'pg'
+      ? await openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) })
+      : await openPglite(opts.dataDir);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  return {
+    db,
+    ...repositories(db),
+    tx: (fn) => db.transaction((q) => fn(repositories(q))),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,39 @@
+import { PGlite } from '@electric-sql/pglite';
+import { normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
+
+/**
+ * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
+ * It runs in this process only; `dataDir` undefined keeps everything in memory (tests).
+ */
+export async function openPglite(dataDir?: string): Promise<Db> {
+  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  // PGlite has a single connection: transactions must not interleave with other queries, so calls are serialized.
+  let chain: Promise<unknown> = Promise.resolve();
+  function serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const next = chain.then(fn, fn);
+    chain = next.catch(() => {});
+    return next;
+  }
+  type Conn = Pick<PGlite, 'query' | 'exec'>;
+  const raw = (q: Conn): Queryable => ({
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const res = await q.query<R>(sql, params as unknown[]);
+      return { rows: normalizeRows(res.rows), rowCount: res.affectedRows ?? res.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await q.exec(sql);
+    },
+  });
+  const direct = raw(db);
+  const transaction = <T>(fn: (tx: Queryable) => Promise<T>) =>
+    serialized(() => db.transaction((tx) => fn(raw(tx as unknown as Conn))));
+  return {
+    kind: 'pglite',
+    query: (sql, params) => serialized(() => direct.query(sql, params)),
+    exec: (sql) => serialized(() => direct.exec(sql)),
+    transaction,
+    // One process holds the database, so serializing is the lock.
+    withAdvisoryLock: (_key, fn) => serialized(() => fn(direct)),
+    close: () => serialized(() => db.close()),
+  };
+}

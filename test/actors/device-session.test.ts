@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { deviceSessionMachine, deviceSessionTimers, type DeviceSessionEvent } from '../../actors/index.ts';
+
+const input = { id: 's1', clientId: 'cli', userCode: 'ABCD-EFGH', expiresAt: 1_000 };
+const grant = { userId: 'u1', accountId: 'a1', scope: 'platform' };
+
+/** Runs events from the initial state, round-tripping the persisted snapshot through JSON before each one. */
+function walk(...events: DeviceSessionEvent[]) {
+  let snapshot: unknown;
+  let actor = createActor(deviceSessionMachine, { input }).start();
+  for (const e of events) {
+    snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    actor.stop();
+    actor = createActor(deviceSessionMachine, { snapshot: snapshot as never }).start();
+    actor.send(e);
+  }
+  return actor.getSnapshot();
+}
+
+describe('DeviceSession statechart', () => {
+  it('[DEVICE-03] starts pending and stays pending on a poll, with a live expiry timer', () => {
+    const s = walk({ type: 'REDEEM', clientId: 'cli' });
+    expect(s.value).toBe('pending');
+    expect(s.context.outcome).toBe('pending');
+    expect(deviceSessionTimers(s)).toEqual([{ key: 'expire', at: 1_000, event: { type: 'EXPIRE' } }]);
+  });
+
+  it('[DEVICE-10] [DEVICE-22] approve then redeem issues once and ends the session', () => {
+    const s = walk({ type: 'APPROVE', ...grant }, { type: 'REDEEM', clientId: 'cli' });
+    expect(s.value).toBe('consumed');
+    expect(s.status).toBe('done');
+    expect(s.context.outcome).toBe('issued');
+    expect(s.context.grant).toEqual(grant);
+    expect(deviceSessionTimers(s)).toEqual([]);
+  });
+
+  it('[DEVICE-25] deny then redeem reports the denial once and ends the session', () => {
+    const s = walk({ type: 'DENY', userId: 'u1' }, { type: 'REDEEM', clientId: 'cli' });
+    expect(s.value).toBe('denialReported');
+    expect(s.status).toBe('done');
+    expect(s.context.outcome).toBe('denied');
+  });
+
+  it('[DEVICE-09] a redeem by another client is invalid and changes no state', () => {
+    for (const first of [[], [{ type: 'APPROVE', ...grant }], [{ type: 'DENY', userId: 'u1' }]] as DeviceSessionEvent[][]) {
+      const s = walk(...first, { type: 'REDEEM', clientId: 'other' });
+      expect(s.status).toBe('active');
+      expect(s.context.outcome).toBe('invalid');
+    }
+  });
+
+  it('[DEVICE-23] expiry ends a pending, approved or denied session', () => {
+    for (const first of [[], [{ type: 'APPROVE', ...grant }], [{ type: 'DENY', userId: 'u1' }]] as DeviceSessionEvent[][]) {
+      const s = walk(...first, { type: 'EXPIRE' });
+      expect(s.value).toBe('expired');
+      expect(s.status).toBe('done');
+    }
+  });
+
+  it('a decision is taken once: approve after deny and deny after approve change nothing', () => {
+    expect(walk({ type: 'DENY', userId: 'u1' }, { type: 'APPROVE', ...grant }).value).toBe('denied');
+    expect(walk({ type: 'APPROVE', ...grant }, { type: 'DENY', userId: 'u1' }).value).toBe('approved');
+  });
+});

@@ -1,0 +1,19 @@
+import { existsSync } from 'node:fs';
+
+/**
+ * What the optional suites need, and why they would skip. In CI (`CI=true`) nothing may skip: a missing service
+ * fails the suite instead, so a green CI always means everything ran.
+ */
+export const DATABASE_URL = process.env.DATABASE_URL;
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export const skipReasons = {
+  postgres: DATABASE_URL ? null : 'DATABASE_URL is not set (PostgreSQL suites run on PGlite only)',
+  chromium: existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+};
+
+export function mustRun(what: keyof typeof skipReasons): boolean {
+  const reason = skipReasons[what];
+  if (reason && process.env.CI === 'true') throw new Error(`CI requires the ${what} suites, but ${reason}`);
+  return reason === null;
+}
