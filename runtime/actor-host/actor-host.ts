@@ -29,7 +29,7 @@ export interface ActorHost {
   /** Creates and persists a new actor; fails with PLT_ACTOR_EXISTS if the address is taken. */
   create(address: string, input: unknown): Promise<ActorState>;
   /** Delivers one event as one turn and returns the state after it; PLT_ACTOR_NOT_FOUND if the actor does not exist. */
-  ask(address: string, event: { type: string }): Promise<ActorState>;
+  ask(address: string, event: { type: string } & Record<string, unknown>): Promise<ActorState>;
   /** The current state without a turn, or null. */
   read(address: string): Promise<ActorState | null>;
   /** Streams the transitions of one actor hosted here. */

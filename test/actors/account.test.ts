@@ -7,7 +7,7 @@ function walk(input: AccountInput, ...events: AccountEvent[]) {
   for (const e of events) {
     const snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
     actor.stop();
-    actor = createActor(accountMachine, { snapshot }).start();
+    actor = createActor(accountMachine, { snapshot, input: undefined as never }).start();
     actor.send(e);
   }
   return actor.getSnapshot();

@@ -12,7 +12,7 @@ function walk(...events: DeviceSessionEvent[]) {
   for (const e of events) {
     snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
     actor.stop();
-    actor = createActor(deviceSessionMachine, { snapshot: snapshot as never }).start();
+    actor = createActor(deviceSessionMachine, { snapshot: snapshot as never, input: undefined as never }).start();
     actor.send(e);
   }
   return actor.getSnapshot();

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { listen, startEdge, type EdgeServer, type Listener } from '../edge/index.ts';
+import { createServices, seedDemoTenant, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import { createLogger } from './logger.ts';
+
+export interface PlatformNode {
+  services: Services;
+  edge: EdgeServer;
+  logger: Logger;
+  /** The demo tenant's secrets when this start created it (an empty database), else null. */
+  demo: DemoTenant | null;
+  close(): Promise<void>;
+}
+
+/** Opens the store the configuration names: PostgreSQL with DATABASE_URL, else PGlite in the data directory. */
+export async function openConfiguredStore(config: PlatformConfig): Promise<{ store: Store; release: () => void }> {
+  if (config.databaseUrl) return { store: await openStore({ driver: 'pg', connectionString: config.databaseUrl }), release: () => {} };
+  ensureDataDir(config.dataDir);
+  const release = lockEmbeddedDb(config.dataDir);
+  try {
+    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir) }), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/**
+ * The composition root of one node: store, runtime services, edge. Tests pass their own store and clock; `npm start`
+ * passes neither and gets the configured ones.
+ */
+export async function startPlatform(opts: { config: PlatformConfig; store?: Store; clock?: Clock; logger?: Logger; writeNodeFile?: boolean }): Promise<PlatformNode> {
+  const logger = opts.logger ?? createLogger(opts.config.logLevel);
+  const listener: Listener = await listen(opts.config.port, opts.config.host);
+  // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
+  const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
+  let opened: { store: Store; release: () => void };
+  try {
+    opened = opts.store ? { store: opts.store, release: () => {} } : await openConfiguredStore(config);
+  } catch (err) {
+    listener.server.close();
+    throw err;
+  }
+  const { store } = opened;
+  let services: Services | undefined;
+  try {
+    services = await createServices({
+      config,
+      store,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      onError: (err, context) => logger.error({ err, context }, 'runtime error'),
+    });
+    const demo = config.seedDemo ? await seedDemoTenant(store, services.admin) : null;
+    const operatorToken = randomBytes(32).toString('base64url');
+    const edge = await startEdge({ listener, services, logger, operatorToken, graceMs: config.shutdownGraceMs });
+    const nodeFile = opts.writeNodeFile ?? !opts.store;
+    if (nodeFile) {
+      ensureDataDir(config.dataDir);
+      writeNodeFile(config.dataDir, { pid: process.pid, url: edge.localUrl, operator_token: operatorToken, started_at: new Date().toISOString() });
+    }
+    const svc = services;
+    let closing: Promise<void> | undefined;
+    return {
+      services: svc,
+      edge,
+      logger,
+      demo,
+      close: () =>
+        (closing ??= (async () => {
+          await edge.close();
+          await svc.close();
+          if (!opts.store) await store.close();
+          if (nodeFile) removeNodeFile(config.dataDir);
+          opened.release();
+        })()),
+    };
+  } catch (err) {
+    listener.server.close();
+    await services?.close().catch(() => {});
+    if (!opts.store) await store.close().catch(() => {});
+    opened.release();
+    throw err;
+  }
+}

@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, hasAuthority, type Authority, type AuthFailure, type Caller, type Services } from '../../runtime/index.ts';
+import { readCredential } from './credentials.ts';
+import { MgmtError, type MgmtErrorCode } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+const FAILURE_CODES: Record<AuthFailure | 'missing', MgmtErrorCode> = {
+  missing: 'MGMT_CREDENTIAL_MISSING',
+  malformed: 'MGMT_CREDENTIAL_MALFORMED',
+  invalid: 'MGMT_CREDENTIAL_INVALID',
+  expired: 'MGMT_CREDENTIAL_EXPIRED',
+  revoked: 'MGMT_CREDENTIAL_REVOKED',
+  inactive: 'MGMT_PRINCIPAL_INACTIVE',
+};
+
+/** A preHandler that admits a caller holding `authority` on its account, and records who it is on the request. */
+export function requireAuthority(services: Pick<Services, 'store' | 'signer' | 'clock'>, authority: Authority) {
+  const deps = { store: services.store, signer: services.signer, now: () => services.clock.now() };
+  return async function authorize(request: FastifyRequest, _reply: FastifyReply) {
+    const slot = readCredential(request.headers);
+    if (!slot.ok) throw new MgmtError(FAILURE_CODES[slot.reason]);
+    const result = await authenticate(deps, slot.credential);
+    if (!result.ok) throw new MgmtError(FAILURE_CODES[result.reason]);
+    const { caller } = result;
+    if (!hasAuthority(caller.role, authority)) {
+      throw new MgmtError('MGMT_FORBIDDEN', `forbidden: the ${caller.role} role lacks ${authority} authority on this account`);
+    }
+    request.caller = caller;
+    request.log = request.log.child({ account_id: caller.accountId, principal_id: caller.principalId });
+  };
+}

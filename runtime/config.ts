@@ -1,0 +1,110 @@
+import path from 'node:path';
+
+/**
+ * Every setting of the platform, read and validated in one place. Defaults run on a bare machine (PGlite in the
+ * data directory, in-process bus). A bad value stops start-up with a message naming the variable.
+ * The README's configuration table is checked against SETTINGS by a test.
+ */
+export interface PlatformConfig {
+  port: number;
+  host: string;
+  domain: string;
+  publicScheme: 'http' | 'https';
+  publicPort: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  deviceCodeTtlSeconds: number;
+  devicePollIntervalSeconds: number;
+  actorIdleSeconds: number;
+  shutdownGraceMs: number;
+  seedDemo: boolean;
+}
+
+export interface Setting {
+  env: string;
+  default: string;
+  description: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { env: 'PORT', default: '8080', description: 'HTTP port of the node (all three surfaces share it; routed by Host)' },
+  { env: 'HOST', default: '127.0.0.1', description: 'Interface to listen on (`0.0.0.0` in containers)' },
+  { env: 'PLATFORM_DOMAIN', default: 'localhost', description: 'Domain of the hosts: `api.<domain>`, `mcp-{handle}.<domain>`, `agent-{handle}.<domain>`' },
+  { env: 'PLATFORM_PUBLIC_SCHEME', default: 'http', description: 'Scheme of the URLs the platform prints and signs (`http` or `https` behind a TLS proxy)' },
+  { env: 'PLATFORM_PUBLIC_PORT', default: '$PORT', description: 'Port of the public URLs (omitted from URLs when it is the scheme default)' },
+  { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
+  { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
+  { env: 'LOG_LEVEL', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  { env: 'PLATFORM_DEVICE_CODE_TTL', default: '600', description: 'Lifetime of a device-flow code in seconds (60..3600)' },
+  { env: 'PLATFORM_DEVICE_POLL_INTERVAL', default: '5', description: 'Seconds a device-flow client waits between polls (1..60)' },
+  { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
+  { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
+  { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
+];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const DOMAIN_RE = /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PlatformConfig {
+  const problems: string[] = [];
+  const str = (name: string, dflt: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? dflt : v.trim();
+  };
+  const int = (name: string, dflt: number, min: number, max: number) => {
+    const raw = str(name, String(dflt));
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+      return dflt;
+    }
+    return Number(raw);
+  };
+  const port = int('PORT', 8080, 0, 65535);
+  const domain = str('PLATFORM_DOMAIN', 'localhost').toLowerCase();
+  if (!DOMAIN_RE.test(domain)) problems.push(`PLATFORM_DOMAIN=${JSON.stringify(domain)}: expected a DNS name such as localhost or example.com`);
+  const scheme = str('PLATFORM_PUBLIC_SCHEME', 'http');
+  if (scheme !== 'http' && scheme !== 'https') problems.push(`PLATFORM_PUBLIC_SCHEME=${JSON.stringify(scheme)}: expected http or https`);
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!(LEVELS as readonly string[]).includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LEVELS.join(', ')}`);
+  const databaseUrl = str('DATABASE_URL', '') || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
+  const seed = str('PLATFORM_SEED_DEMO', 'true');
+  if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
+  const config: PlatformConfig = {
+    port,
+    host: str('HOST', '127.0.0.1'),
+    domain,
+    publicScheme: scheme === 'https' ? 'https' : 'http',
+    publicPort: int('PLATFORM_PUBLIC_PORT', port, 0, 65535),
+    dataDir: path.resolve(cwd, str('PLATFORM_DATA_DIR', './.platform')),
+    databaseUrl,
+    logLevel: logLevel as PlatformConfig['logLevel'],
+    deviceCodeTtlSeconds: int('PLATFORM_DEVICE_CODE_TTL', 600, 60, 3600),
+    devicePollIntervalSeconds: int('PLATFORM_DEVICE_POLL_INTERVAL', 5, 1, 60),
+    actorIdleSeconds: int('PLATFORM_ACTOR_IDLE_SECONDS', 120, 1, 86_400),
+    shutdownGraceMs: int('PLATFORM_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    seedDemo: seed !== 'false',
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
+/** Public URLs of the three surfaces. */
+export function urls(c: Pick<PlatformConfig, 'publicScheme' | 'publicPort' | 'domain'>) {
+  const defaultPort = c.publicScheme === 'https' ? 443 : 80;
+  const port = c.publicPort === defaultPort ? '' : `:${c.publicPort}`;
+  const origin = (host: string) => `${c.publicScheme}://${host}${port}`;
+  return {
+    api: origin(`api.${c.domain}`),
+    mcp: (handle: string) => origin(`mcp-${handle}.${c.domain}`),
+    agent: (handle: string) => origin(`agent-${handle}.${c.domain}`),
+  };
+}

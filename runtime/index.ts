@@ -1,0 +1,7 @@
+export * from './config.ts';
+export * from './clock.ts';
+export * from './bus/index.ts';
+export * from './actor-host/index.ts';
+export type { ActorSystem } from './actor-system.ts';
+export * from './identity/index.ts';
+export { createServices, type Services } from './services.ts';
