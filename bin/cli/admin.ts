@@ -1,0 +1,112 @@
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { AdminError, createServices, loadConfig, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
+import { OPERATOR_TOKEN_HEADER } from '../../edge/index.ts';
+import { readNodeFile } from '../data-dir.ts';
+import { openConfiguredStore } from '../node.ts';
+import { CommandError, print, UsageError } from './output.ts';
+
+type Spec = { options: Record<string, { type: 'string' | 'boolean' }>; required: string[]; positional?: string; build(v: Record<string, any>, pos: string[]): Record<string, unknown> };
+
+const str = { type: 'string' } as const;
+
+/** `platform admin <noun> <verb>`: the flags of each command and how they become the operation's parameters. */
+const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
+  'account create': { command: 'account.create', options: { name: str }, required: ['name'], build: (v) => ({ name: v.name }) },
+  'user create': {
+    command: 'user.create',
+    options: { account: str, email: str, password: str, role: str },
+    required: ['account', 'email', 'password'],
+    build: (v) => ({ account: v.account, email: v.email, password: v.password, role: v.role }),
+  },
+  'principal create': {
+    command: 'principal.create',
+    options: { account: str, name: str, role: str },
+    required: ['account', 'name'],
+    build: (v) => ({ account: v.account, name: v.name, role: v.role }),
+  },
+  'key create': {
+    command: 'key.create',
+    options: { principal: str, 'expires-in': str },
+    required: ['principal'],
+    build: (v) => {
+      if (v['expires-in'] !== undefined && !/^\d+$/.test(v['expires-in'])) throw new UsageError('--expires-in takes a whole number of seconds');
+      return { principal: v.principal, expiresIn: v['expires-in'] === undefined ? undefined : Number(v['expires-in']) };
+    },
+  },
+  'key revoke': { command: 'key.revoke', options: {}, required: [], positional: '<key-id>', build: (_v, pos) => ({ id: pos[0] }) },
+  'key list': { command: 'key.list', options: { account: str }, required: ['account'], build: (v) => ({ account: v.account }) },
+  'gateway create': {
+    command: 'gateway.create',
+    options: { account: str, handle: str, auth: str, presentation: str },
+    required: ['account', 'handle'],
+    build: (v) => ({ account: v.account, handle: v.handle, auth: v.auth, presentation: v.presentation }),
+  },
+  'agent create': {
+    command: 'agent.create',
+    options: { account: str, handle: str, name: str, description: str },
+    required: ['account', 'handle', 'name'],
+    build: (v) => ({ account: v.account, handle: v.handle, name: v.name, description: v.description }),
+  },
+  'budget set': {
+    command: 'budget.set',
+    options: { account: str, credits: str },
+    required: ['account', 'credits'],
+    build: (v) => {
+      if (!/^\d+$/.test(v.credits)) throw new UsageError('--credits takes a non-negative whole number');
+      return { account: v.account, credits: Number(v.credits) };
+    },
+  },
+};
+
+export const ADMIN_USAGE = Object.entries(COMMANDS)
+  .map(([name, s]) => `  platform admin ${name} ${s.positional ? `${s.positional} ` : ''}${Object.keys(s.options).map((o) => (s.required.includes(o) ? `--${o} <${o}>` : `[--${o} <${o}>]`)).join(' ')} [--json]`)
+  .join('\n');
+
+/**
+ * Runs one operator command where the data is: through the running node when it holds the embedded database
+ * (PGlite is single-process), else against the store directly (PostgreSQL, or PGlite with no server running).
+ */
+async function execute(config: PlatformConfig, command: AdminCommand, params: Record<string, unknown>): Promise<unknown> {
+  const running = config.databaseUrl ? null : readNodeFile(config.dataDir);
+  if (running) {
+    const res = await request(`${running.url}/_operator/admin`, {
+      method: 'POST',
+      headers: { host: `api.${config.domain}`, 'content-type': 'application/json', [OPERATOR_TOKEN_HEADER]: running.operator_token },
+      body: JSON.stringify({ command, params }),
+    });
+    const body = (await res.body.json()) as { result?: unknown; error?: { code: string; message: string } };
+    if (res.statusCode === 200) return body.result;
+    throw new CommandError(body.error?.code ?? 'ADMIN_FAILED', body.error?.message ?? `the running node answered ${res.statusCode}`);
+  }
+  const { store, release } = await openConfiguredStore(config);
+  const services = await createServices({ config, store });
+  try {
+    return await runAdminCommand(services.admin, command, params);
+  } catch (err) {
+    if (err instanceof AdminError) throw new CommandError(err.code, err.message);
+    throw err;
+  } finally {
+    await services.close();
+    await store.close();
+    release();
+  }
+}
+
+export async function adminCli(argv: string[]): Promise<void> {
+  const name = argv.slice(0, 2).join(' ');
+  const spec = COMMANDS[name];
+  if (!spec) throw new UsageError(`unknown admin command ${JSON.stringify(name)}; commands:\n${ADMIN_USAGE}`);
+  const { values, positionals } = parseArgs({
+    args: argv.slice(2),
+    options: { ...spec.options, json: { type: 'boolean' } },
+    allowPositionals: Boolean(spec.positional),
+    strict: true,
+  });
+  for (const r of spec.required) if ((values as Record<string, unknown>)[r] === undefined) throw new UsageError(`platform admin ${name}: --${r} is required`);
+  if (spec.positional && positionals.length !== 1) throw new UsageError(`platform admin ${name} takes ${spec.positional}`);
+  const params = spec.build(values as Record<string, any>, positionals);
+  const result = await execute(loadConfig(), spec.command, params);
+  if (!values.json && spec.command === 'key.create') process.stderr.write('The key is shown once: store it now.\n');
+  print(result, Boolean(values.json));
+}

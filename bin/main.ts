@@ -1,0 +1,60 @@
+import { ConfigError } from '../runtime/index.ts';
+import { ADMIN_USAGE, adminCli } from './cli/admin.ts';
+import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
+import { capabilitiesCli } from './cli/capabilities.ts';
+import { CommandError, UsageError } from './cli/output.ts';
+import { serveCli } from './cli/serve.ts';
+
+const USAGE = `usage: platform <command>
+
+  platform serve                          run a node (embedded defaults, or DATABASE_URL)
+  platform login [--api-url URL]          sign in with the device flow; stores a one-hour token
+  platform logout                         forget the stored token
+  platform whoami [--json]                who the stored token belongs to, and whether it still works
+  platform capabilities list [--json]     list the account's capabilities
+${ADMIN_USAGE}
+`;
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serveCli();
+    case 'admin':
+      return adminCli(rest);
+    case 'login':
+      return loginCli(rest);
+    case 'logout':
+      return logoutCli(rest);
+    case 'whoami':
+      return whoamiCli(rest);
+    case 'capabilities':
+      return capabilitiesCli(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const json = process.argv.includes('--json');
+  if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  if (err instanceof CommandError) {
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message } })}\n`);
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});
