@@ -20,7 +20,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export const MANAGEMENT_JWT_SECRET = 'management.jwt_secret';
+export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
 
 export async function createServices(opts: { config: PlatformConfig; store: Store; bus?: Bus; clock?: Clock; onError?: (err: unknown, context: string) => void }): Promise<Services> {
   const { config, store } = opts;
@@ -29,7 +29,7 @@ export async function createServices(opts: { config: PlatformConfig; store: Stor
   const u = urls(config);
   const now = () => clock.now();
   // Generated once per installation and shared by every node through the database.
-  const secret = await store.settings.getOrCreate(MANAGEMENT_JWT_SECRET, randomSecretForSetting());
+  const secret = await store.settings.getOrCreate(MANAGEMENT_JWT_SECRET_KEY, randomSecretForSetting());
   const signer = createTokenSigner(secret, u.api, now);
 
   let deviceFlow: DeviceFlow | undefined;
