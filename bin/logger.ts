@@ -1,9 +1,10 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { PlatformConfig } from '../runtime/index.ts';
 
 /** Structured logs; credentials never reach them, whichever header or field carried them. */
-export function createLogger(level: PlatformConfig['logLevel']): Logger {
-  return pino({
+export function createLogger(level: PlatformConfig['logLevel'], destination?: DestinationStream): Logger {
+  return pino(
+    {
     level,
     redact: {
       paths: [
@@ -20,5 +21,7 @@ export function createLogger(level: PlatformConfig['logLevel']): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+    },
+    destination,
+  );
 }

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { startPlatform, type PlatformNode } from '../../bin/node.ts';
 import { loadConfig, type Clock, type PlatformConfig } from '../../runtime/index.ts';
 import { freshStore, type DriverName } from './store.ts';
@@ -14,10 +14,10 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(opts: { driver?: DriverName; clock?: Clock; env?: Record<string, string>; seed?: boolean } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(opts: { driver?: DriverName; clock?: Clock; env?: Record<string, string>; seed?: boolean; logger?: Logger } = {}): Promise<TestPlatform> {
   const store = await freshStore(opts.driver ?? 'pglite');
   const config = loadConfig({ PORT: '0', PLATFORM_SEED_DEMO: opts.seed === false ? 'false' : 'true', LOG_LEVEL: 'silent', PLATFORM_SHUTDOWN_GRACE_MS: '1000', ...opts.env });
-  const node = await startPlatform({ config, store, logger: pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), writeNodeFile: false });
+  const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), writeNodeFile: false });
   const port = node.edge.port;
   // Public URLs name the real port so that tokens' issuer and printed URLs match what tests call.
   const url = node.edge.localUrl;
