@@ -37,13 +37,15 @@ export async function httpJson(
     ...(opts.json !== undefined ? { body: JSON.stringify(opts.json) } : {}),
   });
   const text = await res.body.text();
-  let json: unknown;
+  return { status: res.statusCode, json: parseJsonOrUndefined(text), text };
+}
+
+export function parseJsonOrUndefined(text: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: res.statusCode, json, text };
 }
 
 /** The curl form that reaches a `*.localhost` host from any machine, whatever its resolver does. */

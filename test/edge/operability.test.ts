@@ -44,6 +44,33 @@ describe('operability of a node', () => {
     });
   });
 
+  it('[SURF-19] [SURF-20] offers no create, update or delete of identities and no billing, activity, notification, chat or profile routes', async () => {
+    const key = p.node.demo!.userKey;
+    const routes = [
+      ['POST', '/v1/agents'],
+      ['POST', '/v1/gateways'],
+      ['DELETE', '/v1/gateways/demo'],
+      ['PATCH', '/v1/agents/demo'],
+      ['POST', '/v1/users'],
+      ['POST', '/v1/api-keys'],
+      ['DELETE', '/v1/api-keys/x'],
+      ['POST', '/v1/connectors'],
+      ['POST', '/v1/knowledge-bases'],
+      ['POST', '/v1/threads'],
+      ['POST', '/v1/workflows'],
+      ['GET', '/v1/billing'],
+      ['GET', '/v1/activity'],
+      ['GET', '/v1/notifications'],
+      ['POST', '/v1/chat'],
+      ['GET', '/v1/profile'],
+    ] as const;
+    for (const [method, path] of routes) {
+      const res = await p.call(method, path, { headers: { authorization: `Bearer ${key}` }, ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.json.code).toBe('MGMT_ROUTE_NOT_FOUND');
+    }
+  });
+
   it('answers health and readiness probes', async () => {
     expect((await p.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
     expect((await p.call('GET', '/readyz')).json).toEqual({ status: 'ready' });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseJsonOrUndefined } from '../../bin/cli/http.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'bin', 'platform');
@@ -30,13 +31,7 @@ export function runCli(args: string[], env: Record<string, string>, opts: { time
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
+      resolve({ code, stdout, stderr, json: parseJsonOrUndefined(stdout) });
     });
   });
 }

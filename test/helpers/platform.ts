@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { parseJsonOrUndefined } from '../../bin/cli/http.ts';
 import pino, { type Logger } from 'pino';
 import { startPlatform, type PlatformNode } from '../../bin/node.ts';
 import { loadConfig, type Clock, type PlatformConfig } from '../../runtime/index.ts';
@@ -35,13 +36,7 @@ export async function startTestPlatform(opts: { driver?: DriverName; clock?: Clo
       }
       const res = await request(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await res.body.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, text, json };
+      return { status: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, text, json: parseJsonOrUndefined(text) };
     },
     async close() {
       await node.close();
