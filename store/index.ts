@@ -39,7 +39,10 @@ export type Repositories = ReturnType<typeof repositories>;
 
 export interface Store extends Repositories {
   readonly db: Db;
-  /** Runs `fn` with repositories bound to one transaction. */
+  /**
+   * Runs `fn` with repositories bound to one transaction. Inside `fn` use only the repositories it is given: on
+   * PGlite (one connection) a call through the store itself would wait for the transaction to end.
+   */
   tx<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -6,7 +6,9 @@ import { normalizeRows, type Db, type Queryable, type QueryResult } from './db.t
  * It runs in this process only; `dataDir` undefined keeps everything in memory (tests).
  */
 export async function openPglite(dataDir?: string): Promise<Db> {
-  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  // int8 as decimal strings, as node-postgres returns them: the two drivers must agree on every shape.
+  const parsers = { 20: (v: string) => v };
+  const db = await PGlite.create(dataDir ? { dataDir, parsers } : { parsers });
   // PGlite has a single connection: transactions must not interleave with other queries, so calls are serialized.
   let chain: Promise<unknown> = Promise.resolve();
   function serialized<T>(fn: () => Promise<T>): Promise<T> {

@@ -32,11 +32,13 @@ create table capabilities (
   created_by uuid not null,
   updated_at timestamptz not null default now(),
   updated_by uuid not null,
-  unique (account_id, namespace)
+  unique (account_id, namespace),
+  unique (id, account_id)
 );
 
+-- A version belongs to its capability's account: the composite key makes a cross-tenant version impossible.
 create table capability_versions (
-  capability_id uuid not null references capabilities(id) on delete cascade,
+  capability_id uuid not null,
   account_id uuid not null,
   version_number integer not null,
   created_at timestamptz not null default now(),
@@ -45,5 +47,6 @@ create table capability_versions (
   metadata jsonb not null default '{}',
   permissions jsonb not null default '{}',
   resources jsonb not null default '{}',
-  primary key (capability_id, version_number)
+  primary key (capability_id, version_number),
+  foreign key (capability_id, account_id) references capabilities (id, account_id) on delete cascade
 );

@@ -1,0 +1,385 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isUniqueViolation, loadMigrations, migrate, StoreConflictError, type Db, type Role } from '../../store/index.ts';
+import { openPg } from '../../store/pg-driver.ts';
+import { openPglite } from '../../store/pglite-driver.ts';
+import { freshStore, type DriverName } from '../helpers/store.ts';
+import { DATABASE_URL, mustRun } from '../helpers/env.ts';
+
+const drivers: DriverName[] = ['pglite', ...(mustRun('postgres') ? (['pg'] as const) : [])];
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const iso = expect.stringMatching(ISO);
+
+/** The error a promise rejects with; fails the test if it resolves. */
+const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => { throw new Error('expected a rejection'); }, (err: unknown) => err);
+
+describe.each(drivers)('store conformance on %s', (driver) => {
+  let store: Awaited<ReturnType<typeof freshStore>>;
+  beforeAll(async () => void (store = await freshStore(driver)));
+  afterAll(async () => store.drop());
+
+  const newAccount = async (name = 'Acme') => (await store.accounts.create({ id: randomUUID(), name })).id;
+  const email = () => `${randomUUID()}@example.com`;
+  const newUser = (accountId: string, address = email(), role: Role = 'owner') =>
+    store.tx((t) => t.principals.create({ id: randomUUID(), accountId, kind: 'user', name: 'Ada', email: address, passwordHash: 'h1', role }));
+
+  describe('migrations', () => {
+    it('running migrate again applies nothing, also twice at once', async () => {
+      expect(await migrate(store.db)).toEqual([]);
+      expect(await Promise.all([migrate(store.db), migrate(store.db)])).toEqual([[], []]);
+    });
+
+    it('concurrent migrations of an empty database apply each migration exactly once', async () => {
+      const names = (await loadMigrations()).map((m) => m.name);
+      const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+      // On PostgreSQL two pools race on the same schema; PGlite is one process, so the same handle is used twice.
+      const pg = () => openPg({ connectionString: DATABASE_URL!, schema });
+      const dbs: Db[] = driver === 'pg' ? [await pg(), await pg()] : [await openPglite()];
+      const [a, b = a] = dbs as [Db, Db?];
+      try {
+        const results = await Promise.all([migrate(a), migrate(b), migrate(a), migrate(b)]);
+        expect(results.map((r) => r.length).sort((x, y) => x - y)).toEqual([0, 0, 0, names.length]);
+        expect(results.flat()).toEqual(names);
+        const { rows } = await a.query<{ n: unknown }>('select count(*)::int as n from schema_migrations');
+        expect(rows[0]?.n).toBe(names.length);
+      } finally {
+        if (driver === 'pg') await a.exec(`drop schema ${schema} cascade`);
+        for (const db of dbs) await db.close();
+      }
+    });
+  });
+
+  it('returns timestamps as ISO 8601 UTC strings and counts as numbers', async () => {
+    const before = await store.accounts.count();
+    const accountId = await newAccount();
+    expect(await store.accounts.count()).toBe(before + 1);
+    const account = await store.accounts.get(accountId);
+    expect(account?.createdAt).toMatch(ISO);
+    expect(Math.abs(Date.parse(account!.createdAt) - Date.now())).toBeLessThan(60_000);
+    expect((await store.db.query('select now() as t, 2::int4 as n')).rows).toEqual([{ t: iso, n: 2 }]);
+    const user = await newUser(accountId);
+    const expiresAt = '2030-01-02T03:04:05.678Z';
+    const key = await store.apiKeys.create({ id: randomUUID(), accountId, principalId: user.id, secretHash: 's', expiresAt });
+    expect(key).toMatchObject({ expiresAt, revokedAt: null, createdAt: iso });
+    const gw = await store.gateways.create({ id: randomUUID(), accountId, handle: `gw-${randomUUID()}`, authMode: 'public', presentationMode: 'direct' });
+    expect(gw.createdAt).toMatch(ISO);
+    const [capId, address] = [randomUUID(), `account/${accountId}/shape`];
+    await store.capabilities.create({ id: capId, accountId, type: 'plugin', name: 'Shape', namespace: 'shape', createdBy: user.id });
+    await store.capabilities.addVersion(capId, accountId, { versionNumber: 1, createdAt: expiresAt, createdBy: user.id, tools: [], metadata: {}, permissions: {}, resources: {} });
+    const page = await store.capabilities.list({ accountId, limit: 10, offset: 0 });
+    expect(page.total).toBe(1);
+    expect(page.items[0]).toMatchObject({ createdAt: iso, updatedAt: iso, activeVersion: 0, versions: [{ versionNumber: 1, createdAt: expiresAt }] });
+    expect(await store.snapshots.save({ address, kind: 'account', accountId, expectedVersion: 0, leaseRev: 1, snapshot: {} })).toBe(1);
+    expect(await store.snapshots.load(address)).toMatchObject({ version: 1, leaseRev: 1 });
+  });
+
+  describe('accounts, principals and memberships', () => {
+    it('creates an account and a user principal with its role', async () => {
+      const accountId = await newAccount('Globex');
+      expect(await store.accounts.get(accountId)).toEqual({ id: accountId, name: 'Globex', createdAt: iso });
+      expect(await store.accounts.get(randomUUID())).toBeNull();
+      const address = email();
+      const user = await newUser(accountId, address, 'admin');
+      expect(user).toEqual({ id: user.id, accountId, kind: 'user', name: 'Ada', email: address, status: 'active', createdAt: iso, role: 'admin' });
+      expect(await store.principals.get(accountId, user.id)).toEqual(user);
+      expect(await store.principals.getById(user.id)).toEqual(user);
+      expect(await store.principals.list(accountId)).toEqual([user]);
+    });
+
+    it('reads principals only within their account', async () => {
+      const [a, b] = [await newAccount(), await newAccount()];
+      const user = await newUser(a);
+      await newUser(b);
+      expect(await store.principals.get(b, user.id)).toBeNull();
+      expect((await store.principals.list(b)).map((p) => p.id)).not.toContain(user.id);
+    });
+
+    it('finds a user by email case-insensitively, and only users', async () => {
+      const accountId = await newAccount();
+      const address = `Mixed.${randomUUID()}@Example.COM`;
+      const user = await newUser(accountId, address);
+      expect(await store.principals.findUserByEmail(address.toUpperCase())).toEqual({ ...user, passwordHash: 'h1' });
+      expect(await store.principals.findUserByEmail(address.toLowerCase())).toMatchObject({ id: user.id });
+      const svcEmail = email();
+      await store.tx((t) => t.principals.create({ id: randomUUID(), accountId, kind: 'service', name: 'bot', email: svcEmail, role: 'member' }));
+      expect(await store.principals.findUserByEmail(svcEmail)).toBeNull();
+      expect(await store.principals.findUserByEmail(email())).toBeNull();
+    });
+
+    it('rejects a duplicate email in any case, in any account, as a unique violation', async () => {
+      const address = `dup.${randomUUID()}@example.com`;
+      await newUser(await newAccount(), address);
+      const [other, id] = [await newAccount(), randomUUID()];
+      const dup = store.tx((t) => t.principals.create({ id, accountId: other, kind: 'user', name: 'Eve', email: address.toUpperCase(), role: 'owner' }));
+      expect(isUniqueViolation(await rejection(dup))).toBe(true);
+      expect(await store.principals.getById(id)).toBeNull();
+    });
+
+    it('rolls back a transaction that throws', async () => {
+      const [accountId, id] = [await newAccount(), randomUUID()];
+      await expect(
+        store.tx(async (t) => {
+          await t.principals.create({ id, accountId, kind: 'user', name: 'Bob', email: email(), role: 'member' });
+          expect(await t.principals.get(accountId, id)).not.toBeNull();
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await store.principals.getById(id)).toBeNull();
+      // The membership insert fails (bad role) after the principal insert succeeded: neither row stays.
+      const id2 = randomUUID();
+      await expect(store.tx((t) => t.principals.create({ id: id2, accountId, kind: 'user', name: 'Bob', email: email(), role: 'root' as Role }))).rejects.toThrow();
+      expect(await store.principals.getById(id2)).toBeNull();
+      expect(await store.principals.list(accountId)).toEqual([]);
+    });
+  });
+
+  it('api keys: create, get, list by account, revoke once, unknown revoke is false', async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    const [ua, ub] = [await newUser(a), await newUser(b)];
+    const k1 = await store.apiKeys.create({ id: randomUUID(), accountId: a, principalId: ua.id, secretHash: 'x1', expiresAt: null });
+    const k2 = await store.apiKeys.create({ id: randomUUID(), accountId: a, principalId: ua.id, secretHash: 'x2', expiresAt: '2031-05-06T07:08:09.000Z' });
+    const k3 = await store.apiKeys.create({ id: randomUUID(), accountId: b, principalId: ub.id, secretHash: 'x3', expiresAt: null });
+    expect(k1).toEqual({ id: k1.id, accountId: a, principalId: ua.id, secretHash: 'x1', expiresAt: null, revokedAt: null, createdAt: iso });
+    expect(await store.apiKeys.get(k2.id)).toEqual(k2);
+    expect(await store.apiKeys.get(randomUUID())).toBeNull();
+    expect((await store.apiKeys.list(a)).map((k) => k.id).sort()).toEqual([k1.id, k2.id].sort());
+    expect((await store.apiKeys.list(b)).map((k) => k.id)).toEqual([k3.id]);
+
+    const first = '2026-03-01T10:00:00.000Z';
+    expect(await store.apiKeys.revoke(k1.id, first)).toBe(true);
+    expect((await store.apiKeys.get(k1.id))?.revokedAt).toBe(first);
+    expect(await store.apiKeys.revoke(k1.id, '2026-04-01T10:00:00.000Z')).toBe(true);
+    expect((await store.apiKeys.get(k1.id))?.revokedAt).toBe(first);
+    expect((await store.apiKeys.get(k2.id))?.revokedAt).toBeNull();
+    expect(await store.apiKeys.revoke(randomUUID(), first)).toBe(false);
+  });
+
+  describe.each(['gateways', 'agents'] as const)('%s', (repo) => {
+    const create = (accountId: string, handle: string) =>
+      repo === 'gateways'
+        ? store.gateways.create({ id: randomUUID(), accountId, handle, authMode: 'private', presentationMode: 'unified' })
+        : store.agents.create({ id: randomUUID(), accountId, handle, name: 'Helper', description: 'helps' });
+
+    it('handles are globally unique; byHandle is global, get and list are account-scoped', async () => {
+      const [a, b] = [await newAccount(), await newAccount()];
+      const tag = randomUUID().slice(0, 8);
+      const x = await create(a, `x-${tag}`);
+      const w = await create(a, `w-${tag}`);
+      expect(x).toMatchObject({ accountId: a, handle: `x-${tag}`, createdAt: iso });
+      expect(isUniqueViolation(await rejection(create(b, `x-${tag}`)))).toBe(true);
+      const y = await create(b, `y-${tag}`);
+      expect(await store[repo].byHandle(`x-${tag}`)).toEqual(x);
+      expect(await store[repo].byHandle(`nope-${tag}`)).toBeNull();
+      expect(await store[repo].get(a, x.id)).toEqual(x);
+      expect(await store[repo].get(b, x.id)).toBeNull();
+      expect(await store[repo].list(a)).toEqual([w, x]);
+      expect(await store[repo].list(b)).toEqual([y]);
+    });
+  });
+
+  describe('capabilities', () => {
+    let a: string, b: string;
+    const by = randomUUID();
+    const ids: Record<string, string> = {};
+    const v = (n: number, extra: Record<string, unknown> = {}) => ({
+      versionNumber: n, createdAt: `2026-01-0${n}T00:00:00.000Z`, createdBy: by,
+      tools: [{ name: `tool${n}`, description: 'does "things" \\ more' }],
+      metadata: { nested: { list: [1, 'two', null, { deep: true }] }, ...extra }, permissions: { network: ['example.com'] }, resources: { memoryMb: 128 },
+    });
+    const names = (r: { items: { name: string }[] }) => r.items.map((i) => i.name);
+    const list = (q: Partial<Parameters<typeof store.capabilities.list>[0]> = {}) =>
+      store.capabilities.list({ accountId: a, limit: 50, offset: 0, ...q });
+
+    beforeAll(async () => {
+      [a, b] = [await newAccount(), await newAccount()];
+      const rows = [
+        [a, 'plugin', 'Gamma', 'gamma', 'the BETA tester'],
+        [a, 'connector', 'Beta_sync', 'beta', 'Syncs data'],
+        [a, 'plugin', 'Alpha Search', 'alpha', 'finds 100% of things'],
+        [a, 'connector', 'Betaxsync', 'betax', ''], // the names sort the same under C and locale collations
+        [a, 'plugin', 'Delta', 'delta', '100 percent'],
+        [b, 'plugin', 'Alpha Other', 'alpha', 'another tenant, finds 100% too'],
+      ] as const;
+      for (const [accountId, type, name, namespace, description] of rows) {
+        const id = (ids[`${accountId === a ? 'a' : 'b'}:${namespace}`] = randomUUID());
+        await store.capabilities.create({ id, accountId, type, name, namespace, description, createdBy: by });
+      }
+      await store.capabilities.addVersion(ids['a:alpha']!, a, v(2, { flag: false }));
+      await store.capabilities.addVersion(ids['a:alpha']!, a, v(1));
+      await store.capabilities.addVersion(ids['b:alpha']!, b, v(1));
+    });
+
+    it('lists an account by name, with the right total, never another account', async () => {
+      const all = await list();
+      expect([all.total, names(all)]).toEqual([5, ['Alpha Search', 'Beta_sync', 'Betaxsync', 'Delta', 'Gamma']]);
+      expect(all.items.every((i) => i.accountId === a)).toBe(true);
+      const other = await list({ accountId: b });
+      expect([other.total, names(other)]).toEqual([1, ['Alpha Other']]);
+      expect(await list({ accountId: randomUUID() })).toEqual({ items: [], total: 0 });
+    });
+
+    it('filters by type, namespace and search (name or description, case-insensitive)', async () => {
+      expect(names(await list({ type: 'plugin' }))).toEqual(['Alpha Search', 'Delta', 'Gamma']);
+      expect((await list({ type: 'connector' })).total).toBe(2);
+      expect(names(await list({ namespace: 'beta' }))).toEqual(['Beta_sync']);
+      expect(names(await list({ namespace: 'nope' }))).toEqual([]);
+      const beta = await list({ search: 'bEtA' });
+      expect([beta.total, names(beta)]).toEqual([3, ['Beta_sync', 'Betaxsync', 'Gamma']]);
+      expect(names(await list({ search: 'beta', type: 'plugin' }))).toEqual(['Gamma']);
+      expect(names(await list({ search: 'SYNCS DATA' }))).toEqual(['Beta_sync']);
+    });
+
+    it('treats % and _ in the search text as literal characters', async () => {
+      expect(names(await list({ search: 'beta_' }))).toEqual(['Beta_sync']);
+      expect(names(await list({ search: '100%' }))).toEqual(['Alpha Search']);
+      const pct = await list({ search: '%' });
+      expect([pct.total, names(pct)]).toEqual([1, ['Alpha Search']]);
+      expect((await list({ search: '_' })).total).toBe(1);
+      expect((await list({ search: '\\' })).total).toBe(0);
+    });
+
+    it('paginates with limit and offset and keeps the total', async () => {
+      const expected = names(await list());
+      const pages = await Promise.all([0, 2, 4, 6].map((offset) => list({ limit: 2, offset })));
+      expect(pages.map((p) => p.total)).toEqual([5, 5, 5, 5]);
+      expect(pages.map(names)).toEqual([expected.slice(0, 2), expected.slice(2, 4), expected.slice(4), []]);
+      const filtered = await list({ type: 'plugin', limit: 1, offset: 1 });
+      expect([filtered.total, names(filtered)]).toEqual([3, ['Delta']]);
+    });
+
+    it('attaches versions in order with their jsonb fields intact', async () => {
+      const [alpha, betax] = (await list({ namespace: 'alpha' })).items.concat((await list({ namespace: 'betax' })).items);
+      expect(alpha).toEqual({
+        id: ids['a:alpha'], accountId: a, type: 'plugin', name: 'Alpha Search', namespace: 'alpha', description: 'finds 100% of things',
+        logoUrl: '', activeVersion: 0, createdAt: iso, createdBy: by, updatedAt: iso, updatedBy: by,
+        versions: [v(1), v(2, { flag: false })],
+      });
+      expect(betax?.versions).toEqual([]);
+      expect((await list({ accountId: b })).items[0]?.versions).toEqual([v(1)]);
+    });
+
+    it('namespace is unique per account, and setActiveVersion is account-scoped', async () => {
+      const dup = store.capabilities.create({ id: randomUUID(), accountId: a, type: 'connector', name: 'Again', namespace: 'alpha', createdBy: by });
+      expect(isUniqueViolation(await rejection(dup))).toBe(true);
+      const editor = randomUUID();
+      expect(await store.capabilities.setActiveVersion(b, ids['a:alpha']!, 2, editor)).toBe(false);
+      expect((await list({ namespace: 'alpha' })).items[0]).toMatchObject({ activeVersion: 0, updatedBy: by });
+      expect(await store.capabilities.setActiveVersion(a, ids['a:alpha']!, 2, editor)).toBe(true);
+      expect((await list({ namespace: 'alpha' })).items[0]).toMatchObject({ activeVersion: 2, updatedBy: editor });
+      expect((await list({ accountId: b })).items[0]).toMatchObject({ activeVersion: 0, updatedBy: by });
+    });
+
+    it('refuses a version recorded under another account than its capability', async () => {
+      const err = await rejection(
+        store.capabilities.addVersion(ids['a:alpha']!, b, { versionNumber: 9, createdAt: new Date().toISOString(), createdBy: by, tools: [], metadata: {}, permissions: {}, resources: {} }),
+      );
+      expect((err as { code?: string }).code).toBe('23503');
+    });
+  });
+
+  it('returns int8 as decimal strings on both drivers', async () => {
+    const { rows } = await store.db.query<{ n: unknown; big: unknown }>('select 5::int8 as n, 9007199254740993::int8 as big');
+    expect(rows[0]).toEqual({ n: '5', big: '9007199254740993' });
+  });
+
+  describe('actor snapshots', () => {
+    const snap = (n: number) => ({ value: { status: 'active' }, context: { n, list: [1, 'two', null], s: 'quote " and \\ back' } });
+    const save = (address: string, expectedVersion: number, leaseRev: number, n = expectedVersion) =>
+      store.snapshots.save({ address, kind: 'account', accountId: 'acc', expectedVersion, leaseRev, snapshot: snap(n) });
+
+    it('creates version 1 once, then fences by version', async () => {
+      const address = `account/${randomUUID()}/s`;
+      expect(await store.snapshots.load(address)).toBeNull();
+      expect(await save(address, 0, 3)).toBe(1);
+      expect(await store.snapshots.load(address)).toEqual({ address, kind: 'account', accountId: 'acc', version: 1, leaseRev: 3, snapshot: snap(0) });
+      await expect(save(address, 0, 3, 99)).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await save(address, 1, 3)).toBe(2);
+      await expect(save(address, 1, 3, 99)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(save(address, 5, 3, 99)).rejects.toMatchObject({ code: 'PLT_STORE_CONFLICT' });
+      expect(await store.snapshots.load(address)).toMatchObject({ version: 2, leaseRev: 3, snapshot: snap(1) });
+    });
+
+    it('fences writes and removals by lease revision, and load is null after remove', async () => {
+      const address = `account/${randomUUID()}/s`;
+      await save(address, 0, 5);
+      await expect(save(address, 1, 4, 99)).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await store.snapshots.load(address)).toMatchObject({ version: 1, leaseRev: 5 });
+      expect(await save(address, 1, 5)).toBe(2);
+      expect(await save(address, 2, 7)).toBe(3);
+      expect(await store.snapshots.load(address)).toMatchObject({ version: 3, leaseRev: 7, snapshot: snap(2) });
+      await expect(save(address, 3, 6, 99)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(address, 3, 6)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(address, 2, 7)).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await store.snapshots.load(address)).toMatchObject({ version: 3 });
+      await store.snapshots.remove(address, 3, 7);
+      expect(await store.snapshots.load(address)).toBeNull();
+      await expect(store.snapshots.remove(address, 3, 7)).rejects.toBeInstanceOf(StoreConflictError);
+      const other = `account/${randomUUID()}/s`;
+      await save(other, 0, 1);
+      await store.snapshots.remove(other, 1, 2);
+      expect(await store.snapshots.load(other)).toBeNull();
+    });
+  });
+
+  it('timers: arm upserts, due is ordered by fire time, claim wins once, cancel', async () => {
+    const t0 = Date.UTC(2001, 0, 1); // earlier than any other timer of this store
+    const [addr, other] = [`account/${randomUUID()}/t`, `account/${randomUUID()}/t`];
+    const timer = (key: string, dt: number, type = key.toUpperCase()) => ({ address: addr, key, fireAt: t0 + dt, event: { type } });
+    const a2 = { ...timer('a', 2000), event: { type: 'A2', n: 1, list: [1, { k: 'v' }] } };
+    const o = { address: other, key: 'a', fireAt: t0 + 1500, event: { type: 'O' } };
+    for (const t of [timer('a', 3000), timer('x', 1000), timer('c', 9000), a2, o]) await store.timers.arm(t);
+    expect(await store.timers.listFor(addr)).toEqual([a2, timer('c', 9000), timer('x', 1000)]);
+    const mine = (ts: { address: string }[]) => ts.filter((t) => t.address === addr || t.address === other);
+    expect(mine(await store.timers.due(t0 + 2000))).toEqual([timer('x', 1000), o, a2]);
+    expect(mine(await store.timers.due(t0 + 999))).toEqual([]);
+    expect(await store.timers.due(t0 + 2000, 1)).toEqual([timer('x', 1000)]);
+    expect(await store.timers.nextFireAt()).toBe(t0 + 1000);
+
+    const claims = await Promise.all(Array.from({ length: 5 }, () => store.timers.claim({ address: addr, key: 'x', fireAt: t0 + 1000 })));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await store.timers.nextFireAt()).toBe(t0 + 1500);
+
+    await store.timers.arm(timer('a', 5000));
+    expect(await store.timers.claim({ address: addr, key: 'a', fireAt: t0 + 2000 })).toBe(false);
+    expect((await store.timers.listFor(addr)).map((t) => t.key)).toEqual(['a', 'c']);
+    expect(await store.timers.claim({ address: addr, key: 'a', fireAt: t0 + 5000 })).toBe(true);
+    expect(await store.timers.claim({ address: addr, key: 'missing', fireAt: t0 })).toBe(false);
+
+    await store.timers.arm(timer('d', 7000));
+    await store.timers.cancel(addr, 'c');
+    expect(await store.timers.listFor(addr)).toEqual([timer('d', 7000)]);
+    await store.timers.arm(timer('e', 8000));
+    await store.timers.cancelAll(addr);
+    expect(await store.timers.listFor(addr)).toEqual([]);
+    expect(await store.timers.listFor(other)).toHaveLength(1);
+    await store.timers.cancelAll(other);
+    expect(await store.timers.nextFireAt()).toBeNull();
+  });
+
+  it('device sessions: create, look up by device code hash and user code, unique user code, remove', async () => {
+    const session = { id: randomUUID(), deviceCodeHash: randomUUID(), userCode: `WXYZ-${randomUUID().slice(0, 8).toUpperCase()}`, clientId: 'cli', expiresAt: '2030-01-01T00:10:00.000Z' };
+    await store.deviceSessions.create(session);
+    const stored = { ...session, createdAt: iso };
+    expect(await store.deviceSessions.byDeviceCodeHash(session.deviceCodeHash)).toEqual(stored);
+    expect(await store.deviceSessions.byUserCode(session.userCode)).toEqual(stored);
+    expect(await store.deviceSessions.byDeviceCodeHash(randomUUID())).toBeNull();
+    expect(isUniqueViolation(await rejection(store.deviceSessions.create({ ...session, id: randomUUID(), deviceCodeHash: randomUUID() })))).toBe(true);
+    expect(isUniqueViolation(await rejection(store.deviceSessions.create({ ...session, id: randomUUID(), userCode: randomUUID() })))).toBe(true);
+    await store.deviceSessions.remove(session.id);
+    expect(await store.deviceSessions.byDeviceCodeHash(session.deviceCodeHash)).toBeNull();
+    expect(await store.deviceSessions.byUserCode(session.userCode)).toBeNull();
+  });
+
+  it('settings: getOrCreate keeps the first value, and concurrent callers agree', async () => {
+    const [key, raced] = [`k-${randomUUID()}`, `k-${randomUUID()}`];
+    expect(await store.settings.get(key)).toBeNull();
+    expect(await store.settings.getOrCreate(key, 'first')).toBe('first');
+    expect(await store.settings.getOrCreate(key, 'second')).toBe('first');
+    expect(await store.settings.get(key)).toBe('first');
+    const values = Array.from({ length: 8 }, (_, i) => `v${i}`);
+    const got = await Promise.all(values.map((value) => store.settings.getOrCreate(raced, value)));
+    expect(new Set(got).size).toBe(1);
+    expect(values).toContain(got[0]);
+    expect(await store.settings.get(raced)).toBe(got[0]);
+  });
+});
