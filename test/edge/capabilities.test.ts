@@ -160,6 +160,8 @@ describe('GET /v1/capabilities', () => {
       expect(res.json.message, q).toContain(name);
     }
     expect((await get('?limit=1')).status).toBe(200);
+    expect((await get('?offset=1000000')).status).toBe(200);
+    expect((await get('?offset=1000001')).status).toBe(400);
     expect((await get(`?search=${'s'.repeat(200)}`)).status).toBe(200);
   });
 
