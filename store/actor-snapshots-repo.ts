@@ -11,6 +11,16 @@ export interface StoredSnapshot {
 
 type Row = { address: string; kind: string; account_id: string; version: string | number; lease_rev: string | number; snapshot: unknown };
 
+/** The writer's claim on the actor's shard: the shard and the lease revision it holds. */
+export interface Fence {
+  shard: number;
+  rev: number;
+}
+
+/** SQL condition: no fence (single node), or no newer lease revision claimed the shard. */
+const fenceOk = (rev: string, shard: string) =>
+  `(${rev}::bigint is null or not exists (select 1 from shard_fences f where f.shard = ${shard}::int and f.lease_rev > ${rev}::bigint))`;
+
 /**
  * Fenced persistence of actor snapshots. A write names the version it read and the shard lease revision its writer
  * holds; it fails with StoreConflictError if another writer got there first or a newer lease owner has written.
@@ -34,30 +44,47 @@ export function actorSnapshotsRepo(db: Queryable) {
           }
         : null;
     },
-    /** Writes version `expectedVersion + 1`; `expectedVersion` 0 means the actor has never been persisted. */
-    async save(s: { address: string; kind: string; accountId: string; expectedVersion: number; leaseRev: number; snapshot: unknown }): Promise<number> {
+    /**
+     * Writes version `expectedVersion + 1`; `expectedVersion` 0 means the actor has never been persisted.
+     * With a `fence` (cluster mode) the write also fails if the row or the shard's fence carries a newer lease
+     * revision; without one (a single node) only the version is checked.
+     */
+    async save(s: { address: string; kind: string; accountId: string; expectedVersion: number; fence: Fence | null; snapshot: unknown }): Promise<number> {
       const json = JSON.stringify(s.snapshot);
+      const rev = s.fence?.rev ?? null;
+      const shard = s.fence?.shard ?? null;
       const { rows } =
         s.expectedVersion === 0
           ? await db.query<{ version: string }>(
-              `insert into actor_snapshots (address, kind, account_id, version, lease_rev, snapshot) values ($1, $2, $3, 1, $4, $5)
+              `insert into actor_snapshots (address, kind, account_id, version, lease_rev, snapshot)
+               select $1, $2, $3, 1, coalesce($4::bigint, 0), $5 where ${fenceOk('$4', '$6')}
                on conflict (address) do nothing returning version`,
-              [s.address, s.kind, s.accountId, s.leaseRev, json],
+              [s.address, s.kind, s.accountId, rev, json, shard],
             )
           : await db.query<{ version: string }>(
-              `update actor_snapshots set version = version + 1, lease_rev = $3, snapshot = $4, updated_at = now()
-               where address = $1 and version = $2 and lease_rev <= $3 returning version`,
-              [s.address, s.expectedVersion, s.leaseRev, json],
+              `update actor_snapshots set version = version + 1, lease_rev = coalesce($3::bigint, lease_rev), snapshot = $4, updated_at = now()
+               where address = $1 and version = $2 and ($3::bigint is null or lease_rev <= $3::bigint) and ${fenceOk('$3', '$5')}
+               returning version`,
+              [s.address, s.expectedVersion, rev, json, shard],
             );
       if (!rows[0]) throw new StoreConflictError(`stale write to ${s.address} at version ${s.expectedVersion}`);
       return Number(rows[0].version);
     },
-    async remove(address: string, expectedVersion: number, leaseRev: number): Promise<void> {
+    async remove(address: string, expectedVersion: number, fence: Fence | null): Promise<void> {
       const { rowCount } = await db.query(
-        'delete from actor_snapshots where address = $1 and version = $2 and lease_rev <= $3',
-        [address, expectedVersion, leaseRev],
+        `delete from actor_snapshots where address = $1 and version = $2 and ($3::bigint is null or lease_rev <= $3::bigint)
+         and ${fenceOk('$3', '$4')}`,
+        [address, expectedVersion, fence?.rev ?? null, fence?.shard ?? null],
       );
       if (rowCount === 0) throw new StoreConflictError(`stale delete of ${address} at version ${expectedVersion}`);
+    },
+    /** Records that `rev` now owns `shard`; the fence only ever rises. */
+    async raiseFence(shard: number, rev: number): Promise<void> {
+      await db.query(
+        `insert into shard_fences (shard, lease_rev) values ($1, $2)
+         on conflict (shard) do update set lease_rev = greatest(shard_fences.lease_rev, excluded.lease_rev)`,
+        [shard, rev],
+      );
     },
   };
 }

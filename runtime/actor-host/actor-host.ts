@@ -1,6 +1,6 @@
 import { createActor, type AnyActorRef } from 'xstate';
 import type { Repositories } from '../../store/index.ts';
-import { StoreConflictError } from '../../store/index.ts';
+import { StoreConflictError, type Fence } from '../../store/index.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Bus, Unsubscribe } from '../bus/index.ts';
 import { parseAddress } from './address.ts';
@@ -17,8 +17,8 @@ export interface ActorHostOptions {
   bus?: Bus;
   /** Passivate an actor after this long without a turn. */
   idleMs?: number;
-  /** The fencing token for writes of this address: the shard lease revision this node holds (0 on a single node). */
-  leaseRevOf?: (address: string) => number;
+  /** The fence for writes of this address: its shard and the lease revision this node holds (null on a single node). */
+  fenceOf?: (address: string) => Fence | null;
   /** Whether this node fires the durable timers of `address` (its shard owner does). */
   ownsTimersOf?: (address: string) => boolean;
   timerPollMs?: number;
@@ -62,7 +62,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
   const clock = opts.clock ?? systemClock;
   const kinds = new Map(opts.kinds.map((k) => [k.kind, k]));
   const idleMs = opts.idleMs ?? 120_000;
-  const leaseRevOf = opts.leaseRevOf ?? (() => 0);
+  const fenceOf = opts.fenceOf ?? (() => null);
   const onError = opts.onError ?? (() => {});
   const active = new Map<string, Entry>();
   const mailboxes = new Map<string, Promise<unknown>>();
@@ -166,7 +166,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     const json = JSON.stringify(persisted);
     const { accountId } = parseAddress(entry.address);
     if (state.status === 'done') {
-      if (entry.version > 0) await opts.store.snapshots.remove(entry.address, entry.version, leaseRevOf(entry.address));
+      if (entry.version > 0) await opts.store.snapshots.remove(entry.address, entry.version, fenceOf(entry.address));
       await opts.store.timers.cancelAll(entry.address);
       entry.armed.clear();
       deactivate(entry);
@@ -180,7 +180,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
         kind: entry.kind.kind,
         accountId,
         expectedVersion: entry.version,
-        leaseRev: leaseRevOf(entry.address),
+        fence: fenceOf(entry.address),
         snapshot: persisted,
       });
       entry.json = json;

@@ -129,14 +129,29 @@ describe.each(drivers)('actor host on %s', (driver) => {
 
   it('a writer holding an older lease revision cannot overwrite (lease fence)', async () => {
     const address = 'account/a6/a6';
-    const newer = newHost({ leaseRevOf: () => 5 });
+    const newer = newHost({ fenceOf: (a) => ({ shard: shardOf(a), rev: 5 }) });
     await newer.create(address, { accountId: 'a6', credits: 10 });
     await newer.ask(address, { type: 'DEBIT', amount: 1, requestId: 'n1' });
-    const stale = newHost({ leaseRevOf: () => 4 });
+    const stale = newHost({ fenceOf: (a) => ({ shard: shardOf(a), rev: 4 }) });
     await expect(stale.ask(address, { type: 'DEBIT', amount: 1, requestId: 's1' })).rejects.toMatchObject({ code: 'PLT_ACTOR_CONFLICT' });
     expect((await store.snapshots.load(address))?.snapshot).toMatchObject({ context: { credits: 9 } });
     await newer.stop();
     await stale.stop();
+  });
+
+  it('a raised shard fence refuses an older lease even for rows the new owner has not written (shard fence)', async () => {
+    const address = 'account/a9/a9';
+    const old = newHost({ fenceOf: (a) => ({ shard: shardOf(a), rev: 10 }) });
+    await old.create(address, { accountId: 'a9', credits: 10 });
+    await store.snapshots.raiseFence(shardOf(address), 11);
+    await expect(old.ask(address, { type: 'DEBIT', amount: 1, requestId: 'o1' })).rejects.toMatchObject({ code: 'PLT_ACTOR_CONFLICT' });
+    await expect(old.create('account/a9/other', { accountId: 'a9' })).resolves.toBeTruthy();
+    const other = newHost({ fenceOf: (a) => ({ shard: shardOf(a), rev: 10 }) });
+    const fenced = 'account/a9/fenced-' + Array.from({ length: 400 }, (_, i) => i).find((i) => shardOf(`account/a9/fenced-${i}`) === shardOf(address));
+    await expect(other.create(fenced, { accountId: 'a9' })).rejects.toMatchObject({ code: 'PLT_ACTOR_EXISTS' });
+    const owner = newHost({ fenceOf: (a) => ({ shard: shardOf(a), rev: 11 }) });
+    expect((await owner.ask(address, { type: 'DEBIT', amount: 1, requestId: 'n1' })).context).toMatchObject({ credits: 9 });
+    for (const h of [old, other, owner]) await h.stop();
   });
 
   it('streams transitions locally and over the bus while watched', async () => {

@@ -69,7 +69,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     const page = await store.capabilities.list({ accountId, limit: 10, offset: 0 });
     expect(page.total).toBe(1);
     expect(page.items[0]).toMatchObject({ createdAt: iso, updatedAt: iso, activeVersion: 0, versions: [{ versionNumber: 1, createdAt: expiresAt }] });
-    expect(await store.snapshots.save({ address, kind: 'account', accountId, expectedVersion: 0, leaseRev: 1, snapshot: {} })).toBe(1);
+    expect(await store.snapshots.save({ address, kind: 'account', accountId, expectedVersion: 0, fence: { shard: 1, rev: 1 }, snapshot: {} })).toBe(1);
     expect(await store.snapshots.load(address)).toMatchObject({ version: 1, leaseRev: 1 });
   });
 
@@ -285,7 +285,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
   describe('actor snapshots', () => {
     const snap = (n: number) => ({ value: { status: 'active' }, context: { n, list: [1, 'two', null], s: 'quote " and \\ back' } });
     const save = (address: string, expectedVersion: number, leaseRev: number, n = expectedVersion) =>
-      store.snapshots.save({ address, kind: 'account', accountId: 'acc', expectedVersion, leaseRev, snapshot: snap(n) });
+      store.snapshots.save({ address, kind: 'account', accountId: 'acc', expectedVersion, fence: { shard: 7, rev: leaseRev }, snapshot: snap(n) });
 
     it('creates version 1 once, then fences by version', async () => {
       const address = `account/${randomUUID()}/s`;
@@ -308,16 +308,30 @@ describe.each(drivers)('store conformance on %s', (driver) => {
       expect(await save(address, 2, 7)).toBe(3);
       expect(await store.snapshots.load(address)).toMatchObject({ version: 3, leaseRev: 7, snapshot: snap(2) });
       await expect(save(address, 3, 6, 99)).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.snapshots.remove(address, 3, 6)).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.snapshots.remove(address, 2, 7)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(address, 3, { shard: 7, rev: 6 })).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(address, 2, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
       expect(await store.snapshots.load(address)).toMatchObject({ version: 3 });
-      await store.snapshots.remove(address, 3, 7);
+      await store.snapshots.remove(address, 3, { shard: 7, rev: 7 });
       expect(await store.snapshots.load(address)).toBeNull();
-      await expect(store.snapshots.remove(address, 3, 7)).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(address, 3, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
       const other = `account/${randomUUID()}/s`;
       await save(other, 0, 1);
-      await store.snapshots.remove(other, 1, 2);
+      await store.snapshots.remove(other, 1, { shard: 7, rev: 2 });
       expect(await store.snapshots.load(other)).toBeNull();
+    });
+
+    it('a raised shard fence refuses older lease revisions, even for new rows; a single node (no fence) is not fenced', async () => {
+      await store.snapshots.raiseFence(42, 10);
+      await store.snapshots.raiseFence(42, 8);
+      const fenced = (rev: number) => ({ shard: 42, rev });
+      const a = `account/${randomUUID()}/f`;
+      await expect(store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 0, fence: fenced(9), snapshot: {} })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 0, fence: fenced(10), snapshot: {} })).toBe(1);
+      await store.snapshots.raiseFence(42, 12);
+      await expect(store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 1, fence: fenced(11), snapshot: {} })).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.snapshots.remove(a, 1, fenced(11))).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 1, fence: null, snapshot: { n: 1 } })).toBe(2);
+      expect(await store.snapshots.load(a)).toMatchObject({ version: 2, leaseRev: 10 });
     });
   });
 
