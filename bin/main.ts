@@ -2,6 +2,7 @@ import { ConfigError } from '../runtime/index.ts';
 import { ADMIN_USAGE, adminCli } from './cli/admin.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
+import { clusterCli } from './cli/cluster.ts';
 import { CommandError, UsageError } from './cli/output.ts';
 import { serveCli } from './cli/serve.ts';
 
@@ -12,6 +13,8 @@ const USAGE = `usage: platform <command>
   platform logout                         forget the stored token
   platform whoami [--json]                who the stored token belongs to, and whether it still works
   platform capabilities list [--json]     list the account's capabilities
+  platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
+  platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${ADMIN_USAGE}
 `;
 
@@ -30,6 +33,8 @@ async function main(argv: string[]) {
       return whoamiCli(rest);
     case 'capabilities':
       return capabilitiesCli(rest);
+    case 'cluster':
+      return clusterCli(rest);
     case undefined:
     case 'help':
     case '--help':

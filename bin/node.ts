@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { listen, startEdge, type EdgeServer, type Listener } from '../edge/index.ts';
-import { createServices, seedDemoTenant, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
+import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
@@ -46,10 +48,19 @@ export async function startPlatform(opts: { config: PlatformConfig; store?: Stor
   }
   const { store } = opened;
   let services: Services | undefined;
+  let nc: NatsConnection | undefined;
+  let cluster: ClusterJoin | undefined;
   try {
+    if (config.natsUrl) {
+      const nodeId = config.nodeId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+      nc = await connectNats(config.natsUrl, nodeId);
+      cluster = { nc, member: { nodeId, url: listener.url, startedAt: new Date().toISOString() }, leaseMs: config.leaseMs };
+    }
     services = await createServices({
       config,
       store,
+      ...(nc ? { bus: createNatsBus(nc) } : {}),
+      ...(cluster ? { cluster } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
       onError: (err, context) => logger.error({ err, context }, 'runtime error'),
     });
@@ -72,6 +83,7 @@ export async function startPlatform(opts: { config: PlatformConfig; store?: Stor
         (closing ??= (async () => {
           await edge.close();
           await svc.close();
+          await nc?.drain().catch(() => {});
           if (!opts.store) await store.close();
           if (nodeFile) removeNodeFile(config.dataDir);
           opened.release();
@@ -80,6 +92,7 @@ export async function startPlatform(opts: { config: PlatformConfig; store?: Stor
   } catch (err) {
     listener.server.close();
     await services?.close().catch(() => {});
+    await nc?.close().catch(() => {});
     if (!opts.store) await store.close().catch(() => {});
     opened.release();
     throw err;

@@ -37,6 +37,8 @@ function plainNotFound(res: ServerResponse, message: string) {
 export interface Listener {
   server: http.Server;
   port: number;
+  /** Loopback URL of this node (what a local CLI or launcher uses). */
+  url: string;
   attach(handler: Handler): void;
 }
 
@@ -58,7 +60,8 @@ export async function listen(port: number, host: string): Promise<Listener> {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  return { server, port: (server.address() as AddressInfo).port, attach: (h) => (handler = h) };
+  const bound = (server.address() as AddressInfo).port;
+  return { server, port: bound, url: `http://127.0.0.1:${bound}`, attach: (h) => (handler = h) };
 }
 
 export async function startEdge(opts: { listener: Listener; services: Services; logger: Logger; operatorToken: string; graceMs: number }): Promise<EdgeServer> {

@@ -13,6 +13,9 @@ export interface PlatformConfig {
   publicPort: number;
   dataDir: string;
   databaseUrl: string | null;
+  natsUrl: string | null;
+  leaseMs: number;
+  nodeId: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   deviceCodeTtlSeconds: number;
   devicePollIntervalSeconds: number;
@@ -35,6 +38,9 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_PUBLIC_PORT', default: '$PORT', description: 'Port of the public URLs (omitted from URLs when it is the scheme default)' },
   { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
+  { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
+  { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
+  { env: 'PLATFORM_NODE_ID', default: '(host-pid-random)', description: 'This node\'s name in the cluster (letters, digits, `-`, `_`)' },
   { env: 'LOG_LEVEL', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   { env: 'PLATFORM_DEVICE_CODE_TTL', default: '600', description: 'Lifetime of a device-flow code in seconds (60..3600)' },
   { env: 'PLATFORM_DEVICE_POLL_INTERVAL', default: '5', description: 'Seconds a device-flow client waits between polls (1..60)' },
@@ -76,6 +82,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!(LEVELS as readonly string[]).includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LEVELS.join(', ')}`);
   const databaseUrl = str('DATABASE_URL', '') || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
+  const natsUrl = str('NATS_URL', '') || null;
+  if (natsUrl && !/^(nats|tls):\/\//.test(natsUrl)) problems.push('NATS_URL: expected a nats:// or tls:// URL');
+  if (natsUrl && !databaseUrl) problems.push('NATS_URL is set without DATABASE_URL: a cluster shares one PostgreSQL (PGlite serves a single process)');
+  const nodeId = str('PLATFORM_NODE_ID', '') || null;
+  if (nodeId && !/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`PLATFORM_NODE_ID=${JSON.stringify(nodeId)}: use 1-64 letters, digits, - or _`);
   const seed = str('PLATFORM_SEED_DEMO', 'true');
   if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
   const config: PlatformConfig = {
@@ -86,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicPort: int('PLATFORM_PUBLIC_PORT', port, 0, 65535),
     dataDir: path.resolve(cwd, str('PLATFORM_DATA_DIR', './.platform')),
     databaseUrl,
+    natsUrl,
+    leaseMs: int('PLATFORM_LEASE_MS', 3000, 1000, 60_000),
+    nodeId,
     logLevel: logLevel as PlatformConfig['logLevel'],
     deviceCodeTtlSeconds: int('PLATFORM_DEVICE_CODE_TTL', 600, 60, 3600),
     devicePollIntervalSeconds: int('PLATFORM_DEVICE_POLL_INTERVAL', 5, 1, 60),

@@ -1,6 +1,9 @@
 import { accountMachine, accountTimers, deviceSessionMachine, deviceSessionTimers } from '../actors/index.ts';
 import type { Store } from '../store/index.ts';
-import { createActorHost, type ActorHost, type ActorKind } from './actor-host/index.ts';
+import { createActorHost, shardOf, type ActorHost, type ActorKind } from './actor-host/index.ts';
+import type { ActorSystem } from './actor-system.ts';
+import { startClusterNode, type ClusterNode, type MemberInfo, type ShardManager } from './cluster/index.ts';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { createLocalBus, type Bus } from './bus/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { urls, type PlatformConfig } from './config.ts';
@@ -12,7 +15,12 @@ export interface Services {
   store: Store;
   bus: Bus;
   clock: Clock;
-  actors: ActorHost;
+  /** Actors by address, wherever they live (the local host on one node, the shard router in a cluster). */
+  actors: ActorSystem;
+  /** The actors hosted in this process. */
+  host: ActorHost;
+  /** Present when this node is a cluster member. */
+  cluster: ClusterNode | null;
   signer: TokenSigner;
   deviceFlow: DeviceFlow;
   admin: Admin;
@@ -22,7 +30,21 @@ export interface Services {
 
 export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
 
-export async function createServices(opts: { config: PlatformConfig; store: Store; bus?: Bus; clock?: Clock; onError?: (err: unknown, context: string) => void }): Promise<Services> {
+export interface ClusterJoin {
+  nc: NatsConnection;
+  member: MemberInfo;
+  leaseMs: number;
+}
+
+export async function createServices(opts: {
+  config: PlatformConfig;
+  store: Store;
+  bus?: Bus;
+  clock?: Clock;
+  onError?: (err: unknown, context: string) => void;
+  /** Join a cluster over NATS (the bus must then be the NATS bus). */
+  cluster?: ClusterJoin;
+}): Promise<Services> {
   const { config, store } = opts;
   const clock = opts.clock ?? systemClock;
   const bus = opts.bus ?? createLocalBus();
@@ -42,14 +64,32 @@ export async function createServices(opts: { config: PlatformConfig; store: Stor
     },
     { kind: 'account', logic: accountMachine, timers: accountTimers as ActorKind['timers'] },
   ];
-  const actors = createActorHost({
+  let manager: ShardManager | null = null;
+  const host = createActorHost({
     store,
     kinds,
     clock,
     bus,
     idleMs: config.actorIdleSeconds * 1000,
     ...(opts.onError ? { onError: opts.onError } : {}),
+    ...(opts.cluster
+      ? {
+          fenceOf: (address: string) => manager?.fenceOf(shardOf(address)) ?? { shard: shardOf(address), rev: 0 },
+          ownsTimersOf: (address: string) => manager?.owns(shardOf(address)) ?? false,
+        }
+      : {}),
   });
+  const cluster = opts.cluster
+    ? await startClusterNode({
+        ...opts.cluster,
+        bus,
+        host,
+        store,
+        onError: opts.onError ?? (() => {}),
+        bind: (m) => (manager = m),
+      })
+    : null;
+  const actors: ActorSystem = cluster ? cluster.router : host;
   deviceFlow = createDeviceFlow({
     store,
     actors,
@@ -60,19 +100,23 @@ export async function createServices(opts: { config: PlatformConfig; store: Stor
     verificationUri: `${u.api}/device`,
   });
   const admin = createAdmin({ store, actors, now, urls: u });
-  actors.timers.start();
+  host.timers.start();
   return {
     config,
     store,
     bus,
     clock,
     actors,
+    host,
+    cluster,
     signer,
     deviceFlow,
     admin,
     urls: u,
     async close() {
-      await actors.stop();
+      // Hand every shard off first (drain, release), so peers take over at once instead of after the lease.
+      await cluster?.stop();
+      await host.stop();
       await bus.close();
     },
   };

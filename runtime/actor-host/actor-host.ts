@@ -38,6 +38,8 @@ export interface ActorHost {
   activeCount(): number;
   /** Persisted already after every turn, so passivation only drops the in-memory actor. */
   passivateAll(): Promise<void>;
+  /** Passivates the active actors whose address matches, each after the turns already in its mailbox. */
+  passivateWhere(match: (address: string) => boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -258,11 +260,19 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       };
     },
     activeCount: () => active.size,
-    async passivateAll() {
-      await Promise.all([...active.keys()].map((a) => enqueue(a, async () => {
-        const e = active.get(a);
-        if (e) deactivate(e);
-      }).catch(() => {})));
+    passivateAll() {
+      return this.passivateWhere(() => true);
+    },
+    async passivateWhere(match) {
+      const addresses = [...new Set([...active.keys(), ...mailboxes.keys()])].filter(match);
+      await Promise.all(
+        addresses.map((a) =>
+          enqueue(a, async () => {
+            const e = active.get(a);
+            if (e) deactivate(e);
+          }).catch(() => {}),
+        ),
+      );
     },
     async stop() {
       timers.stop();

@@ -6,6 +6,8 @@ export const ActorErrorCode = {
   Failed: 'PLT_ACTOR_FAILED',
   Conflict: 'PLT_ACTOR_CONFLICT',
   Stopped: 'PLT_ACTOR_HOST_STOPPED',
+  /** No owner answered before the deadline (node failure, handoff, NATS down): retryable. */
+  Unavailable: 'PLT_ACTOR_UNAVAILABLE',
 } as const;
 export type ActorErrorCode = (typeof ActorErrorCode)[keyof typeof ActorErrorCode];
 

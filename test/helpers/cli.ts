@@ -16,7 +16,7 @@ export interface CliResult {
 /** Runs `platform <args>` as a separate process, as a user would. */
 export function runCli(args: string[], env: Record<string, string>, opts: { timeoutMs?: number; onStderr?: (chunk: string, child: ChildProcess) => void } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, cwd: ROOT });
+    const child = spawn(CLI, args, { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', NATS_URL: '', ...env }, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -39,7 +39,7 @@ export function runCli(args: string[], env: Record<string, string>, opts: { time
 /** Starts `platform serve` and resolves once it prints its banner, with the port it listens on. */
 export function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; banner: string; stopped: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLI, ['serve'], { env: { ...process.env, LOG_LEVEL: 'silent', PORT: '0', DATABASE_URL: '', ...env }, cwd: ROOT });
+    const child = spawn(CLI, ['serve'], { env: { ...process.env, LOG_LEVEL: 'silent', PORT: '0', DATABASE_URL: '', NATS_URL: '', ...env }, cwd: ROOT });
     let out = '';
     let err = '';
     const stopped = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
