@@ -54,12 +54,12 @@ export async function startPlatform(opts: { config: PlatformConfig; store?: Stor
     if (config.natsUrl) {
       const nodeId = config.nodeId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
       nc = await connectNats(config.natsUrl, nodeId);
-      cluster = { nc, member: { nodeId, url: listener.url, startedAt: new Date().toISOString() }, leaseMs: config.leaseMs };
+      cluster = { nc, cluster: config.clusterName, member: { nodeId, url: listener.url, startedAt: new Date().toISOString() }, leaseMs: config.leaseMs };
     }
     services = await createServices({
       config,
       store,
-      ...(nc ? { bus: createNatsBus(nc) } : {}),
+      ...(nc ? { bus: createNatsBus(nc, config.clusterName) } : {}),
       ...(cluster ? { cluster } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
       onError: (err, context) => logger.error({ err, context }, 'runtime error'),

@@ -16,6 +16,7 @@ export interface PlatformConfig {
   natsUrl: string | null;
   leaseMs: number;
   nodeId: string | null;
+  clusterName: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   deviceCodeTtlSeconds: number;
   devicePollIntervalSeconds: number;
@@ -40,6 +41,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
   { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
+  { env: 'PLATFORM_CLUSTER', default: 'platform', description: 'Cluster name: prefixes its NATS subjects and KV buckets, so clusters can share a NATS server' },
   { env: 'PLATFORM_NODE_ID', default: '(host-pid-random)', description: 'This node\'s name in the cluster (letters, digits, `-`, `_`)' },
   { env: 'LOG_LEVEL', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   { env: 'PLATFORM_DEVICE_CODE_TTL', default: '600', description: 'Lifetime of a device-flow code in seconds (60..3600)' },
@@ -87,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (natsUrl && !databaseUrl) problems.push('NATS_URL is set without DATABASE_URL: a cluster shares one PostgreSQL (PGlite serves a single process)');
   const nodeId = str('PLATFORM_NODE_ID', '') || null;
   if (nodeId && !/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`PLATFORM_NODE_ID=${JSON.stringify(nodeId)}: use 1-64 letters, digits, - or _`);
+  const clusterName = str('PLATFORM_CLUSTER', 'platform');
+  if (!/^[a-z0-9_]{1,32}$/.test(clusterName)) problems.push(`PLATFORM_CLUSTER=${JSON.stringify(clusterName)}: use 1-32 lowercase letters, digits or _`);
   const seed = str('PLATFORM_SEED_DEMO', 'true');
   if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
   const config: PlatformConfig = {
@@ -100,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     natsUrl,
     leaseMs: int('PLATFORM_LEASE_MS', 3000, 1000, 60_000),
     nodeId,
+    clusterName,
     logLevel: logLevel as PlatformConfig['logLevel'],
     deviceCodeTtlSeconds: int('PLATFORM_DEVICE_CODE_TTL', 600, 60, 3600),
     devicePollIntervalSeconds: int('PLATFORM_DEVICE_POLL_INTERVAL', 5, 1, 60),

@@ -32,6 +32,7 @@ export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
 
 export interface ClusterJoin {
   nc: NatsConnection;
+  cluster: string;
   member: MemberInfo;
   leaseMs: number;
 }

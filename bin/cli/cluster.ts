@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connectNats, createNatsBus, loadConfig, readMembers, MEMBERS_BUCKET, SHARDS_BUCKET, statsSubject, type NodeStats } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, loadConfig, readMembers, membersBucket, shardsBucket, statsSubject, type NodeStats } from '../../runtime/index.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
 const dec = new TextDecoder();
@@ -16,12 +16,12 @@ export interface ClusterStatus {
 }
 
 /** Reads membership and leases from NATS KV and asks every member for its figures. */
-export async function clusterStatus(natsUrl: string): Promise<ClusterStatus> {
+export async function clusterStatus(natsUrl: string, cluster: string): Promise<ClusterStatus> {
   const nc = await connectNats(natsUrl, `status-${process.pid}`);
   try {
     const kvm = new Kvm(jetstream(nc));
-    const members = await readMembers(await kvm.open(MEMBERS_BUCKET));
-    const kvShards = await kvm.open(SHARDS_BUCKET);
+    const members = await readMembers(await kvm.open(membersBucket(cluster)));
+    const kvShards = await kvm.open(shardsBucket(cluster));
     const shards: ClusterStatus['shards'] = [];
     for await (const key of await kvShards.keys()) {
       const e = await kvShards.get(key);
@@ -30,7 +30,7 @@ export async function clusterStatus(natsUrl: string): Promise<ClusterStatus> {
       shards.push({ shard: Number(key.split('.')[1]), owner, lease_age_ms: Math.max(0, Date.now() - e.created.getTime()) });
     }
     shards.sort((a, b) => a.shard - b.shard);
-    const bus = createNatsBus(nc);
+    const bus = createNatsBus(nc, cluster);
     const stats = await Promise.all(
       members.map(async (m) => {
         try {
@@ -51,7 +51,7 @@ async function statusCli(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } } });
   const natsUrl = process.env.NATS_URL;
   if (!natsUrl) throw new CommandError('NO_CLUSTER', 'NATS_URL is not set: there is no cluster to show');
-  const status = await clusterStatus(natsUrl);
+  const status = await clusterStatus(natsUrl, process.env.PLATFORM_CLUSTER || 'platform');
   if (values.json) return print(status, true);
   const ages = (id: string) => status.shards.filter((s) => s.owner === id).map((s) => s.lease_age_ms);
   process.stdout.write(

@@ -35,8 +35,13 @@ const encode = (v: unknown) => enc.encode(JSON.stringify(v ?? null));
 
 type Reply = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; data?: unknown } };
 
-/** The bus over NATS core: publish/subscribe for events, request/reply (optionally queue-grouped) for asks. */
-export function createNatsBus(nc: NatsConnection): Bus {
+/**
+ * The bus over NATS core: publish/subscribe for events, request/reply (optionally queue-grouped) for asks. Every
+ * subject is put under `<cluster>.`, so several clusters (or test runs) can share one NATS server.
+ */
+export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
+  const full = (subject: string) => `${cluster}.${subject}`;
+  const strip = (subject: string) => subject.slice(cluster.length + 1);
   const subs = new Set<Subscription>();
   const track = (sub: Subscription): Unsubscribe => {
     subs.add(sub);
@@ -48,15 +53,15 @@ export function createNatsBus(nc: NatsConnection): Bus {
   return {
     publish(subject, data) {
       if (nc.isClosed()) return;
-      nc.publish(subject, encode(data));
+      nc.publish(full(subject), encode(data));
     },
     subscribe(subject, handler) {
       return track(
-        nc.subscribe(subject, {
+        nc.subscribe(full(subject), {
           callback: (err, msg) => {
             if (err) return;
             try {
-              handler(JSON.parse(dec.decode(msg.data)), msg.subject);
+              handler(JSON.parse(dec.decode(msg.data)), strip(msg.subject));
             } catch {
               // One subscriber's failure or a malformed payload must not stop the subscription.
             }
@@ -66,14 +71,14 @@ export function createNatsBus(nc: NatsConnection): Bus {
     },
     respond(subject, handler, opts) {
       return track(
-        nc.subscribe(subject, {
+        nc.subscribe(full(subject), {
           ...(opts?.queue ? { queue: opts.queue } : {}),
           callback: (err, msg) => {
             if (err || !msg.reply) return;
             void (async () => {
               let reply: Reply;
               try {
-                reply = { ok: true, data: await handler(JSON.parse(dec.decode(msg.data)), msg.subject) };
+                reply = { ok: true, data: await handler(JSON.parse(dec.decode(msg.data)), strip(msg.subject)) };
               } catch (e) {
                 reply = { ok: false, error: toWireError(e) };
               }
@@ -86,7 +91,7 @@ export function createNatsBus(nc: NatsConnection): Bus {
     async request(subject, data, opts) {
       let msg;
       try {
-        msg = await nc.request(subject, encode(data), { timeout: opts?.timeoutMs ?? 30_000 });
+        msg = await nc.request(full(subject), encode(data), { timeout: opts?.timeoutMs ?? 30_000 });
       } catch (err) {
         if (err instanceof errors.NoRespondersError) throw new BusError('BUS_NO_RESPONDERS', `no responders for ${subject}`);
         if (err instanceof errors.TimeoutError) throw new BusError('BUS_TIMEOUT', `request to ${subject} timed out`);

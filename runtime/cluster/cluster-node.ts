@@ -28,6 +28,7 @@ export interface ClusterNode {
  */
 export async function startClusterNode(opts: {
   nc: NatsConnection;
+  cluster: string;
   bus: Bus;
   host: ActorHost;
   store: Pick<Repositories, 'snapshots'>;
@@ -47,6 +48,7 @@ export async function startClusterNode(opts: {
   };
   manager = createShardManager({
     nc: opts.nc,
+    cluster: opts.cluster,
     bus: opts.bus,
     member: opts.member,
     leaseMs: opts.leaseMs,

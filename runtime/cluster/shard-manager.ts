@@ -7,8 +7,9 @@ import { SHARD_COUNT } from '../actor-host/index.ts';
 import type { Bus } from '../bus/index.ts';
 import { rendezvousOwner } from './rendezvous.ts';
 
-export const MEMBERS_BUCKET = 'platform_members';
-export const SHARDS_BUCKET = 'platform_shards';
+/** KV buckets of one cluster; the cluster name keeps clusters sharing a NATS server apart. */
+export const membersBucket = (cluster: string) => `${cluster}_members`;
+export const shardsBucket = (cluster: string) => `${cluster}_shards`;
 export const REBALANCE_SUBJECT = 'cluster.rebalance';
 
 export interface MemberInfo {
@@ -40,6 +41,7 @@ export interface ShardManager {
 
 export interface ShardManagerOptions {
   nc: NatsConnection;
+  cluster: string;
   bus: Bus;
   member: MemberInfo;
   leaseMs: number;
@@ -156,8 +158,8 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     async start() {
       const kvm = new Kvm(jetstream(opts.nc));
       // history 1 and the TTL as the lease; creating an existing bucket with the same settings just opens it.
-      kvMembers = await kvm.create(MEMBERS_BUCKET, { ttl: opts.leaseMs, history: 1 });
-      kvShards = await kvm.create(SHARDS_BUCKET, { ttl: opts.leaseMs, history: 1 });
+      kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
+      kvShards = await kvm.create(shardsBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
       opts.bus.subscribe(REBALANCE_SUBJECT, () => void manager.tick());
       await manager.tick();
       const every = Math.max(100, Math.floor(opts.leaseMs / 3));

@@ -5,11 +5,17 @@ import { existsSync } from 'node:fs';
  * fails the suite instead, so a green CI always means everything ran.
  */
 export const DATABASE_URL = process.env.DATABASE_URL;
+export const NATS_URL = process.env.NATS_URL;
+export const NATS_SERVER = process.env.NATS_SERVER_PATH ?? '/usr/sbin/nats-server';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const skipReasons = {
   postgres: DATABASE_URL ? null : 'DATABASE_URL is not set (PostgreSQL suites run on PGlite only)',
   chromium: existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+  cluster:
+    DATABASE_URL && NATS_URL && existsSync(NATS_SERVER)
+      ? null
+      : 'the cluster suites need DATABASE_URL, NATS_URL and a nats-server binary (NATS_SERVER_PATH, default /usr/sbin/nats-server)',
 };
 
 export function mustRun(what: keyof typeof skipReasons): boolean {

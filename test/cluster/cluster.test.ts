@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type PlatformNode } from '../../bin/node.ts';
+import { accountAddress, loadConfig, shardOf } from '../../runtime/index.ts';
+import { DEVICE_GRANT } from '../helpers/identity.ts';
+import { mustRun } from '../helpers/env.ts';
+import { privateDatabase, privateNats } from '../helpers/cluster.ts';
+
+const until = async (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe.skipIf(!mustRun('cluster'))('a cluster of in-process nodes over NATS', () => {
+  let db: Awaited<ReturnType<typeof privateDatabase>>;
+  let nats: Awaited<ReturnType<typeof privateNats>>;
+  const nodes: PlatformNode[] = [];
+  const cluster = `c${randomBytes(4).toString('hex')}`;
+
+  const startNode = async (i: number, seed = false) => {
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.url,
+      NATS_URL: nats.url,
+      PLATFORM_CLUSTER: cluster,
+      PLATFORM_NODE_ID: `node-${i}`,
+      PLATFORM_LEASE_MS: '1500',
+      PLATFORM_SEED_DEMO: String(seed),
+      PLATFORM_SHUTDOWN_GRACE_MS: '500',
+    });
+    const node = await startPlatform({ config, logger: pino({ level: 'silent' }), writeNodeFile: false });
+    nodes.push(node);
+    return node;
+  };
+  const owned = () => nodes.map((n) => n.services.cluster!.manager.ownedShards().length);
+  const api = async (node: PlatformNode, method: 'GET' | 'POST', path: string, json?: unknown) => {
+    const res = await request(`${node.edge.localUrl}${path}`, {
+      method,
+      headers: { host: 'api.localhost', 'content-type': 'application/json' },
+      ...(json ? { body: JSON.stringify(json) } : {}),
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as any };
+  };
+
+  beforeAll(async () => {
+    db = await privateDatabase();
+    nats = await privateNats();
+    await startNode(1, true);
+    await startNode(2);
+    await startNode(3);
+    await until('all shards owned once', () => owned().reduce((a, b) => a + b, 0) === 256 && owned().every((n) => n > 40));
+  }, 90_000);
+  afterAll(async () => {
+    for (const n of nodes) await n.close().catch(() => {});
+    await nats?.dispose();
+    await db?.drop();
+  }, 60_000);
+
+  it('spreads the 256 shards over the members, each owned by one node', () => {
+    const sets = nodes.map((n) => new Set(n.services.cluster!.manager.ownedShards()));
+    for (let s = 0; s < 256; s++) expect(sets.filter((set) => set.has(s))).toHaveLength(1);
+  });
+
+  it('a device flow started on node 1, approved on node 2 and polled on node 3 works', async () => {
+    const [a, b, c] = nodes as [PlatformNode, PlatformNode, PlatformNode];
+    const started = await api(a, 'POST', '/oauth/device/authorize', { client_id: 'multi' });
+    expect(started.status).toBe(200);
+    const poll = () => api(c, 'POST', '/oauth/token', { grant_type: DEVICE_GRANT, code: started.json.device_code, client_id: 'multi' });
+    expect((await poll()).status).toBe(400);
+    const user = await b.services.store.principals.findUserByEmail('demo@example.com');
+    const session = await b.services.deviceFlow.lookup(started.json.user_code);
+    expect(await b.services.deviceFlow.decide(session!.id, { userId: user!.id, accountId: user!.accountId }, true)).toBe(true);
+    const token = await poll();
+    expect(token.status).toBe(200);
+    expect((await poll()).status).toBe(400);
+  });
+
+  it('an actor is hosted only by its shard owner, and any node reaches it', async () => {
+    const [a, b, c] = nodes as [PlatformNode, PlatformNode, PlatformNode];
+    const { id } = await a.services.admin.createAccount({ name: 'routed' });
+    const address = accountAddress(id);
+    await b.services.actors.ask(address, { type: 'BUDGET_SET', credits: 10 });
+    const s = await c.services.actors.ask(address, { type: 'DEBIT', amount: 3, requestId: 'r' });
+    expect(s.context).toMatchObject({ credits: 7 });
+    const owners = nodes.filter((n) => n.services.cluster!.manager.owns(shardOf(address)));
+    expect(owners).toHaveLength(1);
+    expect(nodes.map((n) => n.services.host.activeCount() > 0)).toContain(true);
+  });
+
+  it('durable timers fire once, on the owner', async () => {
+    const [a] = nodes as [PlatformNode];
+    const { id } = await a.services.admin.createAccount({ name: 'timed' });
+    const address = accountAddress(id);
+    await a.services.actors.ask(address, { type: 'SUSPEND', until: Date.now() + 1_000 });
+    await until('the resume timer', async () => ((await a.services.actors.read(address))?.value as { status: string }).status === 'active', 10_000);
+    expect(await a.services.store.timers.listFor(address)).toEqual([]);
+  });
+
+  it('a node joining mid-load takes shards without failing requests; a node leaving hands its shards off', async () => {
+    const [a] = nodes as [PlatformNode];
+    const accounts: string[] = [];
+    for (let i = 0; i < 12; i++) accounts.push(accountAddress((await a.services.admin.createAccount({ name: `load-${i}` })).id));
+    for (const acc of accounts) await a.services.actors.ask(acc, { type: 'BUDGET_SET', credits: 1_000_000 });
+    // Clients talk to nodes that stay; the leaving node drains its own clients (HTTP) before it goes.
+    const stable = [nodes[0]!, nodes[2]!];
+    let stop = false;
+    let acked = 0;
+    const failures: unknown[] = [];
+    const loops = accounts.map(async (acc, i) => {
+      let n = 0;
+      while (!stop) {
+        try {
+          await stable[i % 2]!.services.actors.ask(acc, { type: 'DEBIT', amount: 1, requestId: `${i}-${n++}` });
+          acked++;
+        } catch (err) {
+          failures.push(err);
+        }
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const joined = await startNode(4);
+    await until('the new node owns shards', () => joined.services.cluster!.manager.ownedShards().length > 30);
+    await new Promise((r) => setTimeout(r, 500));
+    const leaving = nodes.splice(1, 1)[0]!;
+    await leaving.close();
+    await until('the rest own every shard', () => owned().reduce((x, y) => x + y, 0) === 256);
+    await new Promise((r) => setTimeout(r, 300));
+    stop = true;
+    await Promise.all(loops);
+    expect(failures.map((e) => `${(e as { code?: string }).code}: ${(e as Error).message}`)).toEqual([]);
+    expect(acked).toBeGreaterThan(100);
+    let spent = 0;
+    for (const acc of accounts) spent += 1_000_000 - ((await a.services.actors.read(acc))!.context as { credits: number }).credits;
+    expect(spent).toBe(acked);
+  }, 60_000);
+});
