@@ -5,6 +5,7 @@ import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { CommandError, UsageError } from './cli/output.ts';
 import { serveCli } from './cli/serve.ts';
+import { VIZ_USAGE, vizCli } from './cli/viz.ts';
 
 const USAGE = `usage: platform <command>
 
@@ -15,6 +16,7 @@ const USAGE = `usage: platform <command>
   platform capabilities list [--json]     list the account's capabilities
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
+${VIZ_USAGE}
 ${ADMIN_USAGE}
 `;
 
@@ -33,6 +35,8 @@ async function main(argv: string[]) {
       return whoamiCli(rest);
     case 'capabilities':
       return capabilitiesCli(rest);
+    case 'viz':
+      return vizCli(rest);
     case 'cluster':
       return clusterCli(rest);
     case undefined:

@@ -6,3 +6,4 @@ export type { ActorSystem } from './actor-system.ts';
 export * from './identity/index.ts';
 export { createServices, MANAGEMENT_JWT_SECRET_KEY, type Services, type ClusterJoin } from './services.ts';
 export * from './cluster/index.ts';
+export * from './viz/index.ts';

@@ -84,6 +84,16 @@ export const MGMT_ERRORS = {
     message: 'no such route on the management API',
     fix: 'Check the method and path against the API reference.',
   },
+  MGMT_ACTOR_NOT_FOUND: {
+    category: 'not_found',
+    message: 'no such actor in this account',
+    fix: 'Check the actor address (`kind/accountId/id`); actors of other accounts are never visible.',
+  },
+  MGMT_STATECHART_NOT_FOUND: {
+    category: 'not_found',
+    message: 'no statechart of that kind',
+    fix: 'Use a machine listed on the `/viz` page or by `platform viz export`.',
+  },
   MGMT_BODY_TOO_LARGE: {
     category: 'payload_too_large',
     message: 'request body too large',

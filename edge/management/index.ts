@@ -8,6 +8,7 @@ import { installErrorHandlers } from './error-handler.ts';
 import { oauthRoutes } from './oauth-routes.ts';
 import { operatorRoutes } from './operator-routes.ts';
 import { platformRoutes } from './platform-routes.ts';
+import { viewerPage } from './viewer-page.ts';
 import { requestId } from '../request-id.ts';
 
 export { MGMT_ERRORS, CATEGORY_STATUS, MgmtError } from './errors.ts';
@@ -46,6 +47,7 @@ export async function managementApp(opts: {
   oauthRoutes(app, opts.services);
   capabilitiesRoutes(app, opts.services);
   devicePage(app, opts.services);
+  viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);
   await app.ready();
   return app;
