@@ -18,6 +18,15 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/**
+ * Thrown by a responder that must leave a request to another member (it subscribed, but is not the one to answer:
+ * e.g. a node that lost a shard's lease). No reply is sent, so a reply from the rightful responder is never raced
+ * by an error that would make the caller retry a request that was in fact applied.
+ */
+export class DeclineRequest extends Error {
+  override readonly name = 'DeclineRequest';
+}
+
 export type BusErrorCode = 'BUS_NO_RESPONDERS' | 'BUS_TIMEOUT' | 'BUS_REMOTE_ERROR' | 'BUS_CLOSED';
 
 /** A failed request. A responder's own error travels as `{code, message, data}` and is rebuilt here. */

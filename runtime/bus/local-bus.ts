@@ -1,4 +1,4 @@
-import { BusError, subjectMatches, toWireError, type Bus, type Unsubscribe } from './bus.ts';
+import { BusError, DeclineRequest, subjectMatches, toWireError, type Bus, type Unsubscribe } from './bus.ts';
 
 interface Responder {
   subject: string;
@@ -47,14 +47,26 @@ export function createLocalBus(): Bus {
       const matching = [...responders].filter((r) => subjectMatches(r.subject, subject));
       if (matching.length === 0) throw new BusError('BUS_NO_RESPONDERS', `no responders for ${subject}`);
       // Like NATS: a queue group answers once (round robin); without a group the first answer wins.
-      const r = matching[turn++ % matching.length]!;
+      const first = turn++ % matching.length;
+      const ordered = [...matching.slice(first), ...matching.slice(0, first)];
       const timeoutMs = opts?.timeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new BusError('BUS_TIMEOUT', `request to ${subject} timed out after ${timeoutMs} ms`)), timeoutMs);
       });
       try {
-        const reply = await Promise.race([Promise.resolve().then(() => r.handler(copy(data), subject)), timeout]);
+        // Like NATS: a responder that declines leaves the request to the others; if all decline, it times out.
+        const answer = (async () => {
+          for (const r of ordered) {
+            try {
+              return await r.handler(copy(data), subject);
+            } catch (err) {
+              if (!(err instanceof DeclineRequest)) throw err;
+            }
+          }
+          return timeout;
+        })();
+        const reply = await Promise.race([answer, timeout]);
         return copy(reply);
       } catch (err) {
         if (err instanceof BusError && (err.code === 'BUS_TIMEOUT' || err.code === 'BUS_CLOSED')) throw err;

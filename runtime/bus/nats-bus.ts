@@ -1,6 +1,6 @@
 import { connect } from '@nats-io/transport-node';
 import { errors, type NatsConnection, type Subscription } from '@nats-io/nats-core';
-import { BusError, toWireError, type Bus, type Unsubscribe } from './bus.ts';
+import { BusError, DeclineRequest, toWireError, type Bus, type Unsubscribe } from './bus.ts';
 
 /** The NATS server features the platform relies on: JetStream KV with compare-and-set (2.9 or newer). */
 export const MIN_NATS_VERSION = [2, 9, 0] as const;
@@ -80,6 +80,7 @@ export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
               try {
                 reply = { ok: true, data: await handler(JSON.parse(dec.decode(msg.data)), strip(msg.subject)) };
               } catch (e) {
+                if (e instanceof DeclineRequest) return;
                 reply = { ok: false, error: toWireError(e) };
               }
               if (!nc.isClosed()) msg.respond(encode(reply));

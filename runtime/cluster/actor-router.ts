@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ActorError, ActorErrorCode, isActorError, shardOf, type ActorHost, type ActorState } from '../actor-host/index.ts';
 import type { ActorSystem } from '../actor-system.ts';
-import { BusError, type Bus, type Unsubscribe } from '../bus/index.ts';
+import { BusError, DeclineRequest, type Bus, type Unsubscribe } from '../bus/index.ts';
 
 /** A shard with no owner, or in handoff: the caller retries until its deadline. */
 export const SHARD_MOVING = 'PLT_SHARD_MOVING';
@@ -78,8 +78,14 @@ export function createActorRouter(opts: RouterOptions): ActorSystem & { serveSha
     serveShard(shard) {
       return opts.bus.respond(shardSubject(shard), async (data) => {
         const req = data as Op;
-        if (!opts.host || !owns(shard) || shardOf(req.address) !== shard) throw Object.assign(new Error(`shard ${shard} is moving`), { code: SHARD_MOVING });
-        return local(shard, req);
+        // Not (or no longer) the owner: stay silent, so the rightful owner's answer is the only one the caller sees.
+        if (!opts.host || !owns(shard) || shardOf(req.address) !== shard) throw new DeclineRequest(`shard ${shard} is not served here`);
+        try {
+          return await local(shard, req);
+        } catch (err) {
+          if ((err as { code?: string }).code === SHARD_MOVING) throw new DeclineRequest(`shard ${shard} moved`);
+          throw err;
+        }
       });
     },
   };

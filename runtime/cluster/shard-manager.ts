@@ -92,7 +92,13 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       h.rev = await kvShards.update(shardKey(shard), value(), h.rev);
       h.renewedAt = sentAt;
     } catch (err) {
-      // Someone else holds it now (we were paused past the lease): give it up without writing anything.
+      // A failure to reach the server (NATS restarting) is not a loss: the lease stays ours until it goes stale,
+      // and the next renewal tells. Only a revision mismatch means another node holds it (we were paused past it).
+      const mismatch = /wrong last sequence/i.test(String((err as Error)?.message));
+      if (!mismatch && performance.now() - h.renewedAt < opts.leaseMs * 2) {
+        opts.onError(err, `renewing the lease of shard ${shard}`);
+        return;
+      }
       held.delete(shard);
       opts.onError(err, `lease of shard ${shard} lost`);
       await opts.lost(shard);
