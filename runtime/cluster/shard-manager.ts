@@ -74,6 +74,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
   let stopped = false;
+  let unsubscribeRebalance = () => {};
   const handoffs = new Set<Promise<void>>();
   // A lease is trusted for 80% of the TTL after the renewal was sent, leaving room for clock rate and delivery delay.
   const fresh = (h: Held) => performance.now() - h.renewedAt < opts.leaseMs * 0.8;
@@ -166,7 +167,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       // history 1 and the TTL as the lease; creating an existing bucket with the same settings just opens it.
       kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
       kvShards = await kvm.create(shardsBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
-      opts.bus.subscribe(REBALANCE_SUBJECT, () => void manager.tick());
+      unsubscribeRebalance = opts.bus.subscribe(REBALANCE_SUBJECT, () => void manager.tick());
       await manager.tick();
       const every = Math.max(100, Math.floor(opts.leaseMs / 3));
       timer = setInterval(() => void manager.tick(), every);
@@ -182,6 +183,8 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     ownedShards: () => [...held.keys()].filter((s) => manager.owns(s)).sort((a, b) => a - b),
     members: () => [...members],
     tick() {
+      // After stop a tick would announce this node again (heartbeat) just as it leaves.
+      if (stopped) return ticking ?? Promise.resolve();
       // Overlapping triggers (interval, rebalance broadcasts) share one pass.
       if (!ticking) ticking = pass().catch((err) => opts.onError(err, 'cluster tick')).finally(() => (ticking = null));
       return ticking;
@@ -189,6 +192,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      unsubscribeRebalance();
       await ticking;
       for (const [shard, h] of held) if (!h.draining) handOff(shard, h);
       await Promise.all([...handoffs]);
