@@ -13,7 +13,7 @@ import {
   type Services,
   type VizFrame,
 } from '../../runtime/index.ts';
-import { html, Html } from '../pages/html.ts';
+import { html, Html, sendPage } from '../pages/html.ts';
 import { requireAuthority } from './auth.ts';
 import { MgmtError } from './errors.ts';
 
@@ -131,16 +131,8 @@ const APP_JS = `'use strict';
 })();
 `;
 
-function sendViewer(reply: FastifyReply, status: number, body: Html) {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .header('content-security-policy', CSP)
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Statechart viewer</title><style>${STYLE}</style><script src="/viz/app.js" defer></script></head><body><main>${body.value}</main></body></html>`);
-}
+const sendViewer = (reply: FastifyReply, status: number, body: Html) =>
+  sendPage(reply, status, 'Statechart viewer', body, { style: STYLE, csp: CSP, script: '/viz/app.js' });
 
 function page(selected: string | null, svg: string | null, error?: string): Html {
   const links = statechartKinds().map((k) => html`<li><a href="/viz?machine=${encodeURIComponent(k)}" ${new Html(k === selected ? 'aria-current="page"' : '')}>${k}</a></li>`);

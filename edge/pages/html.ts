@@ -30,14 +30,26 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;border:0;border-radius:4px;font-si
 .code{font-family:ui-monospace,monospace;font-size:1.4rem;letter-spacing:.15em}
 .error{background:#fde8e8;color:#8a1c1c;padding:.6rem;border-radius:4px}.ok{background:#e6f6ea;color:#1d5e2c;padding:.6rem;border-radius:4px}`;
 
-/** Sends a small server-rendered page with headers that forbid framing, caching and inline scripts. */
-export function sendPage(reply: FastifyReply, status: number, title: string, body: Html) {
+const DEFAULT_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+
+export interface PageOptions {
+  /** Replaces the page's stylesheet. */
+  style?: string;
+  /** Replaces the default policy, which forbids every script. */
+  csp?: string;
+  /** A same-origin script to load (the policy must allow it). */
+  script?: string;
+}
+
+/** Sends a small server-rendered page with headers that forbid framing, caching and (by default) scripts. */
+export function sendPage(reply: FastifyReply, status: number, title: string, body: Html, opts: PageOptions = {}) {
+  const script = opts.script ? `<script src="${escapeHtml(opts.script)}" defer></script>` : '';
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body.value}</main></body></html>`);
+    .header('content-security-policy', opts.csp ?? DEFAULT_CSP)
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${opts.style ?? STYLE}</style>${script}</head><body><main>${body.value}</main></body></html>`);
 }

@@ -2,8 +2,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, mustRun } from '../helpers/env.ts';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.ts';
+import { mustRun } from '../helpers/env.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const TIMEOUT = 60_000;
@@ -25,11 +26,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
   beforeAll(async () => {
     shots = await mkdtemp(join(tmpdir(), 'viz-e2e-'));
     p = await startTestPlatform();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, TIMEOUT);
 
   afterAll(async () => {
