@@ -7,7 +7,8 @@ export type PluginErrorCode =
   | 'PLUGIN_ARCHIVE_TOO_MANY_ENTRIES'
   | 'PLUGIN_ARCHIVE_ENTRY_TOO_LARGE'
   | 'PLUGIN_ARCHIVE_NO_WASM'
-  | 'PLUGIN_CONFIG_INVALID';
+  | 'PLUGIN_CONFIG_INVALID'
+  | 'PLUGIN_WASM_INVALID';
 
 export class PluginError extends Error {
   override readonly name = 'PluginError';
