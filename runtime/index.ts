@@ -7,3 +7,4 @@ export * from './identity/index.ts';
 export { createServices, MANAGEMENT_JWT_SECRET_KEY, type Services, type ClusterJoin } from './services.ts';
 export * from './cluster/index.ts';
 export * from './viz/index.ts';
+export * from './plugins/index.ts';

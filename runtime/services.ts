@@ -1,4 +1,4 @@
-import { accountMachine, accountTimers, deviceSessionMachine, deviceSessionTimers } from '../actors/index.ts';
+import { accountMachine, accountTimers, deviceSessionMachine, deviceSessionTimers, pluginVersionMachine } from '../actors/index.ts';
 import type { Store } from '../store/index.ts';
 import { createActorHost, shardOf, type ActorHost, type ActorKind } from './actor-host/index.ts';
 import type { ActorSystem } from './actor-system.ts';
@@ -64,6 +64,7 @@ export async function createServices(opts: {
       onDone: (address, state) => deviceFlow!.onSessionDone(address, state),
     },
     { kind: 'account', logic: accountMachine, timers: accountTimers as ActorKind['timers'] },
+    { kind: 'plugin-version', logic: pluginVersionMachine },
   ];
   let manager: ShardManager | null = null;
   const host = createActorHost({

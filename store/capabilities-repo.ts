@@ -103,6 +103,35 @@ export function capabilitiesRepo(db: Queryable) {
         ],
       );
     },
+    /** Stores bytes under their SHA-256 (idempotent: the same content is stored once). */
+    async putBlob(hash: string, bytes: Uint8Array): Promise<void> {
+      await db.query('insert into plugin_blobs (hash, bytes, size) values ($1, $2, $3) on conflict (hash) do nothing', [hash, Buffer.from(bytes), bytes.length]);
+    },
+    async getBlob(hash: string): Promise<Buffer | null> {
+      const { rows } = await db.query<{ bytes: Uint8Array }>('select bytes from plugin_blobs where hash = $1', [hash]);
+      return rows[0] ? Buffer.from(rows[0].bytes) : null;
+    },
+    async byNamespace(accountId: string, namespace: string): Promise<{ id: string; name: string } | null> {
+      const { rows } = await db.query<{ id: string; name: string }>('select id, name from capabilities where account_id = $1 and namespace = $2', [accountId, namespace]);
+      return rows[0] ?? null;
+    },
+    /** Locks the capability row for the caller's transaction and returns the next version number. */
+    async nextVersion(accountId: string, id: string): Promise<number> {
+      await db.query('select id from capabilities where account_id = $1 and id = $2 for update', [accountId, id]);
+      const { rows } = await db.query<{ n: number }>(
+        'select coalesce(max(version_number), 0)::int + 1 as n from capability_versions where account_id = $1 and capability_id = $2',
+        [accountId, id],
+      );
+      return Number(rows[0]!.n);
+    },
+    /** The artifacts of a version stored at upload: component hash, validated config, env values, warnings. */
+    async setVersionArtifacts(accountId: string, id: string, version: number, a: { wasmHash: string; config: unknown; env: Record<string, string>; schemaWarnings: string[] }): Promise<void> {
+      await db.query(
+        `update capability_versions set wasm_hash = $4, config = $5, env = $6, schema_warnings = $7
+         where account_id = $1 and capability_id = $2 and version_number = $3`,
+        [accountId, id, version, a.wasmHash, JSON.stringify(a.config), JSON.stringify(a.env), JSON.stringify(a.schemaWarnings)],
+      );
+    },
     async setActiveVersion(accountId: string, id: string, version: number, by: string): Promise<boolean> {
       const { rowCount } = await db.query(
         'update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2',

@@ -22,6 +22,8 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
         err = new MgmtError('MGMT_INTERNAL');
       }
     }
+    // The client may still be sending the rest of an oversized body: close the connection so it stops.
+    if (err.status === 413) reply.header('connection', 'close');
     return reply.code(err.status).send(err.toBody());
   });
 }

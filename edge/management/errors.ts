@@ -69,6 +69,11 @@ export const MGMT_ERRORS = {
     message: 'malformed request body',
     fix: 'Send a JSON object with the documented fields.',
   },
+  MGMT_PLUGIN_REJECTED: {
+    category: 'invalid_request',
+    message: 'the plugin archive was not admitted',
+    fix: 'Read the message: it names the unreadable archive, the config problem (with its path) or the failed WASM check.',
+  },
   MGMT_OAUTH_UNREDEEMABLE: {
     category: 'invalid_request',
     message: 'the device code cannot be exchanged: it is pending, unknown, already used or expired, or the grant type is unsupported',

@@ -3,6 +3,8 @@ import formbody from '@fastify/formbody';
 import type { Logger } from 'pino';
 import type { Services } from '../../runtime/index.ts';
 import { capabilitiesRoutes } from './capabilities-routes.ts';
+import { uploadRoute, UPLOAD_BODY_LIMIT } from './upload-route.ts';
+import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { oauthRoutes } from './oauth-routes.ts';
@@ -36,6 +38,7 @@ export async function managementApp(opts: {
     requestIdHeader: false,
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(multipart, { limits: { fileSize: UPLOAD_BODY_LIMIT, files: 20, fields: 100, fieldSize: 64 * 1024 } });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -46,6 +49,7 @@ export async function managementApp(opts: {
   platformRoutes(app, opts.services, opts.state);
   oauthRoutes(app, opts.services);
   capabilitiesRoutes(app, opts.services);
+  uploadRoute(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);

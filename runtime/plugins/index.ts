@@ -5,3 +5,4 @@ export { reflectComponent, binaryKind, ComponentFormatError, type ComponentInfo,
 export { toJsonSchema, inputSchema, toolName, type JsonSchema } from './tool-schema.ts';
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';
 export { witDocs } from './wit-docs.ts';
+export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';

@@ -49,7 +49,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
 
       const nav = await page.goto(`http://api.localhost:${p.port}/viz?machine=account`);
       expect(nav?.status()).toBe(200);
-      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account']);
+      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version']);
       expect(await page.locator('#chart svg').count()).toBe(1);
       expect(await highlighted(page)).toEqual([]);
 

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { PluginError, registerUpload, type Services } from '../../runtime/index.ts';
+import { requireAuthority } from './auth.ts';
+import { MgmtError } from './errors.ts';
+
+/** Spec §8: the upload body is capped at 20 MB (decimal), answered 413 above it. */
+export const UPLOAD_BODY_LIMIT = 20_000_000;
+
+function tooLarge() {
+  return new MgmtError('MGMT_BODY_TOO_LARGE', `request body too large: uploads are limited to ${UPLOAD_BODY_LIMIT} bytes (20 MB)`);
+}
+
+/**
+ * `POST /v1/capabilities/upload`: multipart/form-data with one file field `archive` (an `.npack`). An oversized
+ * upload is refused from its declared length, or at the limit while it streams, never after buffering all of it.
+ */
+export function uploadRoute(app: FastifyInstance, services: Services) {
+  app.post(
+    '/v1/capabilities/upload',
+    {
+      bodyLimit: UPLOAD_BODY_LIMIT,
+      preHandler: requireAuthority(services, 'write'),
+      // A declared length over the limit is refused before a byte of the body is read.
+      onRequest: async (request) => {
+        const declared = Number(request.headers['content-length']);
+        if (Number.isFinite(declared) && declared > UPLOAD_BODY_LIMIT) throw tooLarge();
+      },
+    },
+    async (request) => {
+      if (!request.isMultipart()) throw new MgmtError('MGMT_INVALID_BODY', 'malformed request: send multipart/form-data with the file field `archive`');
+      let archive: { filename: string; bytes: Buffer } | null = null;
+      // Without a declared length (chunked), the parts are counted as they stream: each file is capped by the
+      // parser, and their sum here.
+      let total = 0;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type !== 'file') continue;
+          const bytes = await part.toBuffer();
+          total += bytes.length;
+          if (total > UPLOAD_BODY_LIMIT) throw tooLarge();
+          // Only the first `archive` file counts; other fields and files are ignored.
+          if (part.fieldname === 'archive' && !archive) archive = { filename: part.filename ?? '', bytes };
+        }
+      } catch (err) {
+        if (err instanceof MgmtError) throw err;
+        const code = (err as { code?: string }).code;
+        if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+        if ((err as { cause?: unknown }).cause instanceof MgmtError) throw (err as { cause: MgmtError }).cause;
+        throw new MgmtError('MGMT_INVALID_BODY', `malformed multipart body: ${(err as Error).message}`);
+      }
+      if (!archive) throw new MgmtError('MGMT_INVALID_BODY', 'missing archive: send the plugin as the multipart file field `archive`');
+      if (!archive.filename.endsWith('.npack')) {
+        throw new MgmtError('MGMT_INVALID_BODY', `wrong extension: the archive's file name must end .npack (got ${JSON.stringify(archive.filename)})`);
+      }
+      if (archive.bytes.length === 0) throw new MgmtError('MGMT_INVALID_BODY', 'empty archive: the `archive` file has no content');
+      const caller = request.caller!;
+      try {
+        const data = await registerUpload(services, { accountId: caller.accountId, principalId: caller.principalId, filename: archive.filename, archive: archive.bytes });
+        return { data };
+      } catch (err) {
+        if (err instanceof PluginError) throw new MgmtError('MGMT_PLUGIN_REJECTED', err.message);
+        throw err;
+      }
+    },
+  );
+}
