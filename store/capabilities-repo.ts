@@ -132,6 +132,24 @@ export function capabilitiesRepo(db: Queryable) {
         [accountId, id, version, a.wasmHash, JSON.stringify(a.config), JSON.stringify(a.env), JSON.stringify(a.schemaWarnings)],
       );
     },
+    async versionArtifacts(accountId: string, id: string, version: number): Promise<{ wasmHash: string; config: unknown; env: Record<string, string>; artifactHash: string | null } | null> {
+      const { rows } = await db.query<{ wasm_hash: string; config: unknown; env: Record<string, string>; artifact_hash: string | null }>(
+        'select wasm_hash, config, env, artifact_hash from capability_versions where account_id = $1 and capability_id = $2 and version_number = $3 and wasm_hash is not null',
+        [accountId, id, version],
+      );
+      const r = rows[0];
+      return r ? { wasmHash: r.wasm_hash, config: r.config, env: r.env, artifactHash: r.artifact_hash } : null;
+    },
+    async activeVersion(accountId: string, id: string): Promise<number> {
+      const { rows } = await db.query<{ v: number }>('select active_version as v from capabilities where account_id = $1 and id = $2 for update', [accountId, id]);
+      return Number(rows[0]?.v ?? 0);
+    },
+    /** Records a version's compiled artifacts and makes it the active one (call inside a transaction). */
+    async recordActivation(accountId: string, id: string, version: number, artifactHash: string, by: string): Promise<void> {
+      const v = await db.query('update capability_versions set artifact_hash = $4 where account_id = $1 and capability_id = $2 and version_number = $3', [accountId, id, version, artifactHash]);
+      const c = await db.query('update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2', [accountId, id, version, by]);
+      if (v.rowCount !== 1 || c.rowCount !== 1) throw new Error(`version ${version} of ${id} vanished during activation`);
+    },
     async setActiveVersion(accountId: string, id: string, version: number, by: string): Promise<boolean> {
       const { rowCount } = await db.query(
         'update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2',

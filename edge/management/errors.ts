@@ -74,6 +74,21 @@ export const MGMT_ERRORS = {
     message: 'the plugin archive was not admitted',
     fix: 'Read the message: it names the unreadable archive, the config problem (with its path) or the failed WASM check.',
   },
+  MGMT_CAPABILITY_NOT_FOUND: {
+    category: 'not_found',
+    message: 'no such capability version in this account',
+    fix: 'Check the capability id and version number (`GET /v1/capabilities`).',
+  },
+  MGMT_ACTIVATION_CONFLICT: {
+    category: 'conflict',
+    message: 'the version cannot be activated in its current state',
+    fix: 'Wait for an activation in progress to finish; an active version needs no activation.',
+  },
+  MGMT_ACTIVATION_FAILED: {
+    category: 'invalid_request',
+    message: 'activation failed; the previously active version keeps serving',
+    fix: 'Read the reason (for example a memory limit below what the component needs at start) and upload a fixed version.',
+  },
   MGMT_OAUTH_UNREDEEMABLE: {
     category: 'invalid_request',
     message: 'the device code cannot be exchanged: it is pending, unknown, already used or expired, or the grant type is unsupported',

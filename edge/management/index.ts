@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../../runtime/index.ts';
 import { capabilitiesRoutes } from './capabilities-routes.ts';
 import { uploadRoute, UPLOAD_BODY_LIMIT } from './upload-route.ts';
+import { activationRoute } from './activation-route.ts';
 import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
@@ -50,6 +51,7 @@ export async function managementApp(opts: {
   oauthRoutes(app, opts.services);
   capabilitiesRoutes(app, opts.services);
   uploadRoute(app, opts.services);
+  activationRoute(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);

@@ -6,3 +6,5 @@ export { toJsonSchema, inputSchema, toolName, type JsonSchema } from './tool-sch
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';
 export { witDocs } from './wit-docs.ts';
 export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';
+export { activateVersion, compileArtifacts, ActivationError, type ActivationErrorCode } from './activation.ts';
+export { capMemory, MemoryCapError } from './memory-cap.ts';

@@ -1,0 +1,31 @@
+import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
+import { describe, expect, it } from 'vitest';
+import { capMemory, MemoryCapError } from '../../runtime/plugins/index.ts';
+
+// The WebAssembly global exists in Node; its types come with the DOM lib, which this project does not load.
+const Wasm = (globalThis as unknown as { WebAssembly: { Instance: new (m: unknown) => { exports: Record<string, unknown> }; Module: new (b: Uint8Array) => unknown } }).WebAssembly;
+
+const GROWER = `(module
+  (memory (export "memory") 1)
+  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow))`;
+
+describe('memory cap', () => {
+  it('rewrites the memory maximum so growth past the cap fails inside the module', async () => {
+    const core = await parse(GROWER);
+    const grow = (bytes: Uint8Array) => (new Wasm.Instance(new Wasm.Module(bytes)).exports.grow as (n: number) => number);
+    expect(grow(core)(100)).toBe(1);
+    const capped = capMemory(core, 4);
+    expect(grow(capped)(3)).toBe(1);
+    const g = grow(capped);
+    expect(g(3)).toBe(1);
+    expect(g(1)).toBe(-1);
+    expect(grow(capMemory(core, 4))(4)).toBe(-1);
+  });
+
+  it('refuses a module that needs more memory at start than the cap, and non-modules', async () => {
+    const big = await parse('(module (memory 10))');
+    expect(() => capMemory(big, 9)).toThrow(MemoryCapError);
+    expect(capMemory(big, 10).length).toBeGreaterThan(0);
+    expect(() => capMemory(new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0]), 4)).toThrow(/not a core/);
+  });
+});
