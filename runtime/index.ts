@@ -8,3 +8,4 @@ export { createServices, MANAGEMENT_JWT_SECRET_KEY, type Services, type ClusterJ
 export * from './cluster/index.ts';
 export * from './viz/index.ts';
 export * from './plugins/index.ts';
+export * from './lanes/index.ts';

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { createLaneScheduler, LaneOverloadError } from '../../runtime/index.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('per-tenant lanes', () => {
+  it('serves tenants round-robin: a flood from A does not starve sparse calls from B', async () => {
+    const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 2, queueCap: 1000 });
+    const order: string[] = [];
+    const flood = Array.from({ length: 200 }, (_, i) => lanes.run('A', async () => { await sleep(2); order.push(`A${i}`); }));
+    await sleep(5);
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      await lanes.run('B', async () => void order.push(`B${i}`));
+      waits.push(performance.now() - t0);
+      await sleep(10);
+    }
+    await Promise.all(flood);
+    // Each B call waits for at most the slots in use (a couple of 2 ms A calls), never behind A's queue.
+    expect(Math.max(...waits)).toBeLessThan(50);
+    expect(order.indexOf('B4')).toBeLessThan(order.indexOf('A199'));
+    expect(lanes.stats('A')).toMatchObject({ queued: 0, running: 0, completed: 200, rejected: 0 });
+    expect(lanes.stats('B').latency.samples).toBe(5);
+  });
+
+  it('holds a tenant to its in-flight cap while others use the free slots', async () => {
+    const lanes = createLaneScheduler({ slots: 4, perTenantInFlight: 1, queueCap: 100 });
+    let peakA = 0;
+    let nowA = 0;
+    const a = Array.from({ length: 10 }, () => lanes.run('A', async () => { nowA++; peakA = Math.max(peakA, nowA); await sleep(3); nowA--; }));
+    const b = lanes.run('B', async () => lanes.stats('A').running);
+    expect(await b).toBe(1);
+    await Promise.all(a);
+    expect(peakA).toBe(1);
+  });
+
+  it('refuses a call when the tenant queue is full, at the edge, with a clear error; other tenants are unaffected', async () => {
+    const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 3 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = lanes.run('A', () => gate);
+    const queued = [1, 2, 3].map(() => lanes.run('A', async () => 'ok'));
+    expect(lanes.stats('A')).toMatchObject({ running: 1, queued: 3 });
+    const over = await lanes.run('A', async () => 'no').catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(LaneOverloadError);
+    expect(over).toMatchObject({ code: 'PLT_LANE_OVERLOADED', message: 'tenant A has 3 calls waiting already; retry later' });
+    expect(lanes.stats('A').rejected).toBe(1);
+    const other = lanes.run('B', async () => 'b');
+    release();
+    await first;
+    expect(await Promise.all(queued)).toEqual(['ok', 'ok', 'ok']);
+    expect(await other).toBe('b');
+  });
+
+  it('a failing call frees its slot and reports its error', async () => {
+    const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 10 });
+    await expect(lanes.run('A', async () => { throw new Error('tool failed'); })).rejects.toThrow('tool failed');
+    expect(await lanes.run('A', async () => 7)).toBe(7);
+  });
+
+  it('serves costly calls by deficit, never stalling them', async () => {
+    const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 10, quantum: 1 });
+    expect(await lanes.run('A', async () => 'big', 5)).toBe('big');
+  });
+});
