@@ -4,6 +4,10 @@ import { createActorHost, shardOf, type ActorHost, type ActorKind } from './acto
 import type { ActorSystem } from './actor-system.ts';
 import { startClusterNode, type ClusterNode, type MemberInfo, type ShardManager } from './cluster/index.ts';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { availableParallelism } from 'node:os';
+import { createLaneScheduler, type LaneScheduler } from './lanes/index.ts';
+import { createSandbox, type Sandbox } from './sandbox/index.ts';
+import { createToolInvoker, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './bus/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { urls, type PlatformConfig } from './config.ts';
@@ -25,6 +29,10 @@ export interface Services {
   deviceFlow: DeviceFlow;
   admin: Admin;
   urls: ReturnType<typeof urls>;
+  lanes: LaneScheduler;
+  sandbox: Sandbox;
+  /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
+  invokeTool: InvokeTool;
   close(): Promise<void>;
 }
 
@@ -103,7 +111,13 @@ export async function createServices(opts: {
   });
   const admin = createAdmin({ store, actors, now, urls: u });
   host.timers.start();
+  const lanes = createLaneScheduler({ slots: 8, perTenantInFlight: 4, queueCap: 256 });
+  const sandbox = createSandbox({ minThreads: 1, maxThreads: Math.max(2, availableParallelism()) });
+  const invokeTool = createToolInvoker({ store, sandbox, lanes });
   return {
+    lanes,
+    sandbox,
+    invokeTool,
     config,
     store,
     bus,
@@ -119,6 +133,7 @@ export async function createServices(opts: {
       // Hand every shard off first (drain, release), so peers take over at once instead of after the lease.
       await cluster?.stop();
       await host.stop();
+      await sandbox.close();
       await bus.close();
     },
   };

@@ -73,7 +73,7 @@ export async function registerUpload(
       versionNumber: version,
       createdAt: new Date().toISOString(),
       createdBy: upload.principalId,
-      tools: admission.tools.map((tool) => ({ name: tool.name, description: tool.description, export: tool.export, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema })) as never,
+      tools: admission.tools.map((tool) => ({ name: tool.name, description: tool.description, export: tool.export, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, signature: tool.signature })) as never,
       metadata: { author: m.author ?? '', license: m.license ?? '', tags: m.tags ?? [], homepage: m.homepage ?? '' },
       permissions: effective.permissions as unknown as Record<string, unknown>,
       resources: effective.resources as unknown as Record<string, unknown>,

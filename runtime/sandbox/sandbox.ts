@@ -33,15 +33,19 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Arr
  * the modules themselves (see memory-cap.ts); the JS heap of each worker is capped here.
  */
 export function createSandbox(opts: { minThreads?: number; maxThreads?: number; maxHeapMb?: number } = {}) {
-  const pool = new Piscina({
-    filename: WORKER_FILE,
-    minThreads: opts.minThreads ?? 1,
-    maxThreads: opts.maxThreads ?? 2,
-    resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
-  });
+  // Workers start on the first call: a node that never runs a plugin spends nothing on them.
+  let piscina: Piscina | null = null;
+  const pool = () =>
+    (piscina ??= new Piscina({
+      filename: WORKER_FILE,
+      minThreads: opts.minThreads ?? 1,
+      maxThreads: opts.maxThreads ?? 2,
+      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
+    }));
   const compiled = new Map<string, LoadedArtifacts>();
 
   return {
+    loaded: (key: string) => compiled.get(key),
     /** Compiles the artifacts once per process (a compiled module is shared with workers without recompiling). */
     load(key: string, files: Record<string, Uint8Array>): LoadedArtifacts {
       let a = compiled.get(key);
@@ -59,7 +63,7 @@ export function createSandbox(opts: { minThreads?: number; maxThreads?: number; 
       const args = call.signature.params.map(([name, t]) => toGuest(call.args[name] ?? null, t));
       let reply: WorkerReply;
       try {
-        reply = await pool.run(
+        reply = await pool().run(
           { key: a.key, glue: a.glue, modules: a.modules, iface, func: camel(func), args, env: call.env, envKey: JSON.stringify(call.env) },
           { signal: AbortSignal.timeout(call.timeoutMs) },
         );
@@ -83,8 +87,11 @@ export function createSandbox(opts: { minThreads?: number; maxThreads?: number; 
       }
       return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed' };
     },
-    stats: () => ({ threads: pool.threads.length, queued: pool.queueSize, completed: pool.completed }),
-    close: () => pool.destroy(),
+    stats: () => ({ threads: piscina?.threads.length ?? 0, queued: piscina?.queueSize ?? 0, completed: piscina?.completed ?? 0 }),
+    close: async () => {
+      await piscina?.destroy();
+      piscina = null;
+    },
   };
 }
 

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activateVersion, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
+import { buildComponent } from '../helpers/components.ts';
+import { npack } from '../helpers/npack.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+const WIT = `package test:calc;
+world calc {
+  export add: func(a: s32, b: s32) -> s32;
+  export spin: func();
+}`;
+const WAT = `(module
+  (memory (export "memory") 1)
+  (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add)
+  (func (export "spin") (loop $l (br $l))))`;
+
+describe('invokeTool', () => {
+  let p: TestPlatform;
+  let owner: Caller;
+  let capabilityId: string;
+
+  const callerOf = async (key: string) => {
+    const r = await authenticate({ store: p.node.services.store, signer: p.node.services.signer, now: () => Date.now() }, key);
+    if (!r.ok) throw new Error(r.reason);
+    return r.caller;
+  };
+
+  beforeAll(async () => {
+    p = await startTestPlatform();
+    owner = await callerOf(p.node.demo!.userKey);
+    const wasm = await buildComponent({ wit: WIT, world: 'calc', wat: WAT });
+    const archive = await npack([{ name: 'calc.wasm', body: Buffer.from(wasm) }, { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }\nresources: { limits: { timeout: 300ms } }' }]);
+    const up = await registerUpload(p.node.services, { accountId: owner.accountId, principalId: owner.principalId, filename: 'calc.npack', archive });
+    capabilityId = up.capability_id;
+  }, 60_000);
+  afterAll(() => p.close());
+
+  it('[PLUGIN-04] fails with a clear error while the plugin has no activated version', async () => {
+    await expect(p.node.services.invokeTool(owner, capabilityId, 'calc_add', { a: 1, b: 2 })).rejects.toMatchObject({ code: 'TOOL_NOT_ACTIVE' });
+    await activateVersion(p.node.services, { accountId: owner.accountId, capabilityId, version: 1, by: owner.principalId });
+  });
+
+  it('runs a tool through the lane and the sandbox', async () => {
+    expect(await p.node.services.invokeTool(owner, capabilityId, 'calc_add', { a: 2, b: 40 })).toEqual({ isError: false, value: 42 });
+    expect(p.node.services.lanes.stats(owner.accountId).completed).toBeGreaterThan(0);
+  });
+
+  it('validates arguments against the tool schema before the call, at the integer edges', async () => {
+    const { invokeTool } = p.node.services;
+    expect(await invokeTool(owner, capabilityId, 'calc_add', { a: 2147483647, b: -2147483648 })).toEqual({ isError: false, value: -1 });
+    for (const args of [{ a: 2147483648, b: 0 }, { a: 'x', b: 1 }, { a: 1 }, { a: 1, b: 2, c: 3 }, null]) {
+      await expect(invokeTool(owner, capabilityId, 'calc_add', args)).rejects.toMatchObject({ code: 'TOOL_INVALID_ARGUMENTS' });
+    }
+  });
+
+  it('stops a runaway call at the version timeout as a tool error, and the next call works', async () => {
+    const r = await p.node.services.invokeTool(owner, capabilityId, 'calc_spin', {});
+    expect(r).toMatchObject({ isError: true, kind: 'timeout' });
+    expect(await p.node.services.invokeTool(owner, capabilityId, 'calc_add', { a: 1, b: 1 })).toEqual({ isError: false, value: 2 });
+  });
+
+  it('is scoped to the caller: unknown tools, other accounts and callers without execute authority are refused', async () => {
+    const { invokeTool, admin } = p.node.services;
+    await expect(invokeTool(owner, capabilityId, 'calc_nope', {})).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    const other = await admin.createAccount({ name: 'other' });
+    const stranger = await admin.createKey({ principal: (await admin.createPrincipal({ account: other.id, name: 's', role: 'owner' })).id });
+    await expect(invokeTool(await callerOf(stranger.key), capabilityId, 'calc_add', { a: 1, b: 1 })).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    const viewer = await admin.createKey({ principal: (await admin.createPrincipal({ account: owner.accountId, name: 'v', role: 'viewer' })).id });
+    await expect(invokeTool(await callerOf(viewer.key), capabilityId, 'calc_add', { a: 1, b: 1 })).rejects.toMatchObject({ code: 'TOOL_FORBIDDEN' });
+  });
+});
