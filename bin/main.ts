@@ -3,6 +3,7 @@ import { ADMIN_USAGE, adminCli } from './cli/admin.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
+import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
 import { serveCli } from './cli/serve.ts';
 import { VIZ_USAGE, vizCli } from './cli/viz.ts';
@@ -14,6 +15,10 @@ const USAGE = `usage: platform <command>
   platform logout                         forget the stored token
   platform whoami [--json]                who the stored token belongs to, and whether it still works
   platform capabilities list [--json]     list the account's capabilities
+  platform plugins pack <dir> [--out f]    make a .npack of a plugin folder
+  platform plugins upload <file.npack>    upload it (prints capability, version, files processed, warnings)
+  platform plugins list [--json]          the account's plugins and their versions
+  platform plugins activate <id> <n>      make version n of a plugin the one that serves
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${VIZ_USAGE}
@@ -39,6 +44,8 @@ async function main(argv: string[]) {
       return vizCli(rest);
     case 'cluster':
       return clusterCli(rest);
+    case 'plugins':
+      return pluginsCli(rest);
     case undefined:
     case 'help':
     case '--help':
