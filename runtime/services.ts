@@ -111,8 +111,11 @@ export async function createServices(opts: {
   });
   const admin = createAdmin({ store, actors, now, urls: u });
   host.timers.start();
-  const lanes = createLaneScheduler({ slots: 8, perTenantInFlight: 4, queueCap: 256 });
-  const sandbox = createSandbox({ minThreads: 1, maxThreads: Math.max(2, availableParallelism()) });
+  // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
+  // always leaves a thread for the others.
+  const threads = Math.max(2, availableParallelism());
+  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
+  const sandbox = createSandbox({ minThreads: 1, maxThreads: threads });
   const invokeTool = createToolInvoker({ store, sandbox, lanes });
   return {
     lanes,

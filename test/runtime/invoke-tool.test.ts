@@ -59,6 +59,30 @@ describe('invokeTool', () => {
     expect(await p.node.services.invokeTool(owner, capabilityId, 'calc_add', { a: 1, b: 1 })).toEqual({ isError: false, value: 2 });
   });
 
+  it('a tenant flooding runaway calls never takes the sandbox from another tenant', async () => {
+    const { invokeTool, admin } = p.node.services;
+    // Tenant B gets its own copy of the plugin.
+    const other = await admin.createAccount({ name: 'neighbour' });
+    const bKey = await admin.createKey({ principal: (await admin.createPrincipal({ account: other.id, name: 'b', role: 'owner' })).id });
+    const b = await callerOf(bKey.key);
+    const wasm = await buildComponent({ wit: WIT, world: 'calc', wat: WAT });
+    const archive = await npack([{ name: 'calc.wasm', body: Buffer.from(wasm) }, { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' }]);
+    const up = await registerUpload(p.node.services, { accountId: b.accountId, principalId: b.principalId, filename: 'calc.npack', archive });
+    await activateVersion(p.node.services, { accountId: b.accountId, capabilityId: up.capability_id, version: 1, by: b.principalId });
+    await invokeTool(b, up.capability_id, 'calc_add', { a: 0, b: 0 });
+    const flood = Array.from({ length: 8 }, () => invokeTool(owner, capabilityId, 'calc_spin', {}).catch((e: unknown) => e));
+    await new Promise((r) => setTimeout(r, 20));
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      expect(await invokeTool(b, up.capability_id, 'calc_add', { a: i, b: 1 })).toEqual({ isError: false, value: i + 1 });
+      waits.push(performance.now() - t0);
+    }
+    await Promise.all(flood);
+    // A's calls each run 300 ms before they are stopped; B's never wait behind them.
+    expect(Math.max(...waits)).toBeLessThan(200);
+  });
+
   it('is scoped to the caller: unknown tools, other accounts and callers without execute authority are refused', async () => {
     const { invokeTool, admin } = p.node.services;
     await expect(invokeTool(owner, capabilityId, 'calc_nope', {})).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
