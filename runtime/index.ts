@@ -9,3 +9,4 @@ export * from './cluster/index.ts';
 export * from './viz/index.ts';
 export * from './plugins/index.ts';
 export * from './lanes/index.ts';
+export * from './sandbox/index.ts';
