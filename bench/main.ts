@@ -1,10 +1,14 @@
 import { markdown, writeReport, type Report } from './report.ts';
 import { actorAsk } from './scenarios/actor-ask.ts';
 import { sandboxCall } from './scenarios/sandbox-call.ts';
+import { clusterScale } from './scenarios/cluster-scale.ts';
+import { noisyNeighbor } from './scenarios/noisy-neighbor.ts';
 
 const SCENARIOS: Record<string, (seconds: number) => Promise<Report>> = {
   'actor-ask': actorAsk,
   'sandbox-call': sandboxCall,
+  'cluster-scale': clusterScale,
+  'noisy-neighbor': noisyNeighbor,
 };
 
 async function main() {
