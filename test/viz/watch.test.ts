@@ -141,7 +141,8 @@ describe('statechart viewer API', () => {
     }
   });
 
-  it('streams the current state, then each transition as it happens, and drops the watch when the client goes', async () => {
+  it('[SURF-08] streams the current state, then each transition as it happens, as SSE on a POST, and drops the watch when the client goes', async () => {
+    expect((await p.call('GET', '/v1/viz/watch', { headers: { authorization: `Bearer ${viewerKey}` } })).status).toBe(404);
     await p.node.services.admin.setBudget({ account: accountId, credits: 50 });
     const address = accountActor(accountId);
     const stream = await openWatch(p, viewerKey, address);
