@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clusterStatus } from '../../bin/cli/cluster.ts';
+import { waitForCluster } from '../../bin/cli/cluster.ts';
 import { accountAddress, connectNats, createActorRouter, createNatsBus } from '../../runtime/index.ts';
 import { startServe } from '../../test/helpers/cli.ts';
 import { privateDatabase } from '../../test/helpers/cluster.ts';
@@ -25,12 +25,7 @@ export async function actorAsk(seconds: number): Promise<Report> {
   const nc = await connectNats(natsUrl, 'bench-client');
   try {
     await new Promise<void>((resolve) => raw.stdout!.once('data', () => resolve()));
-    for (let i = 0; ; i++) {
-      const s = await clusterStatus(natsUrl, cluster);
-      if (s.members.some((m) => m.shards.length === 256)) break;
-      if (i > 200) throw new Error('the node did not claim its shards');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForCluster(natsUrl, cluster, 1);
     const router = createActorRouter({ bus: createNatsBus(nc, cluster) });
     const actors = Array.from({ length: 64 }, () => accountAddress(randomUUID()));
     for (const a of actors) await router.create(a, { accountId: a.split('/')[1], credits: 1_000_000_000 });

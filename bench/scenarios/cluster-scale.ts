@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { clusterStatus } from '../../bin/cli/cluster.ts';
+import { waitForCluster } from '../../bin/cli/cluster.ts';
 import { accountAddress, connectNats, createActorRouter, createNatsBus } from '../../runtime/index.ts';
 import { startServe } from '../../test/helpers/cli.ts';
 import { privateDatabase } from '../../test/helpers/cluster.ts';
@@ -18,12 +18,7 @@ export async function clusterScale(seconds: number): Promise<Report> {
     const started = await Promise.all(Array.from({ length: nodes }, (_, i) => startServe(env(i))));
     const nc = await connectNats(natsUrl, 'bench-scale');
     try {
-      for (let i = 0; ; i++) {
-        const s = await clusterStatus(natsUrl, cluster);
-        if (s.members.length === nodes && s.members.reduce((n, m) => n + m.shards.length, 0) === 256) break;
-        if (i > 300) throw new Error('the cluster did not settle');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitForCluster(natsUrl, cluster, nodes);
       const router = createActorRouter({ bus: createNatsBus(nc, cluster) });
       const actors = Array.from({ length: 128 }, () => accountAddress(randomUUID()));
       for (const a of actors) await router.create(a, { accountId: a.split('/')[1], credits: 1_000_000_000 });

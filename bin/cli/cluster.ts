@@ -47,6 +47,17 @@ export async function clusterStatus(natsUrl: string, cluster: string): Promise<C
   }
 }
 
+/** Waits until `members` nodes serve all 256 shards between them (as they report it). */
+export async function waitForCluster(natsUrl: string, cluster: string, members: number, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await clusterStatus(natsUrl, cluster).catch(() => null);
+    if (s && s.members.length === members && s.members.reduce((n, m) => n + m.shards.length, 0) === 256) return;
+    if (Date.now() > end) throw new Error(`the cluster ${cluster} did not settle on ${members} member(s) in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function statusCli(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } } });
   const natsUrl = process.env.NATS_URL;

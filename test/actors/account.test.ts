@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
 import { accountMachine, accountTimers, type AccountEvent, type AccountInput } from '../../actors/index.ts';
+import { walk as walkMachine } from '../helpers/statechart.ts';
 
-function walk(input: AccountInput, ...events: AccountEvent[]) {
-  let actor = createActor(accountMachine, { input }).start();
-  for (const e of events) {
-    const snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
-    actor.stop();
-    actor = createActor(accountMachine, { snapshot, input: undefined as never }).start();
-    actor.send(e);
-  }
-  return actor.getSnapshot();
-}
+const walk = (input: AccountInput, ...events: AccountEvent[]) => walkMachine(accountMachine, input, ...events);
+
 
 describe('Account statechart', () => {
   it('starts active with no budget, or funded / exhausted from its input', () => {

@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
 import { deviceSessionMachine, deviceSessionTimers, type DeviceSessionEvent } from '../../actors/index.ts';
+import { walk as walkMachine } from '../helpers/statechart.ts';
 
 const input = { id: 's1', clientId: 'cli', userCode: 'ABCD-EFGH', expiresAt: 1_000 };
 const grant = { userId: 'u1', accountId: 'a1', scope: 'platform' };
 
-/** Runs events from the initial state, round-tripping the persisted snapshot through JSON before each one. */
-function walk(...events: DeviceSessionEvent[]) {
-  let snapshot: unknown;
-  let actor = createActor(deviceSessionMachine, { input }).start();
-  for (const e of events) {
-    snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
-    actor.stop();
-    actor = createActor(deviceSessionMachine, { snapshot: snapshot as never, input: undefined as never }).start();
-    actor.send(e);
-  }
-  return actor.getSnapshot();
-}
+const walk = (...events: DeviceSessionEvent[]) => walkMachine(deviceSessionMachine, input, ...events);
 
 describe('DeviceSession statechart', () => {
   it('[DEVICE-03] starts pending and stays pending on a poll, with a live expiry timer', () => {

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
 import { pluginVersionMachine, type PluginVersionEvent } from '../../actors/index.ts';
+import { walk as walkMachine } from '../helpers/statechart.ts';
 
 const input = { accountId: 'a', capabilityId: 'c', version: 2, wasmHash: 'h' };
 
-function walk(...events: PluginVersionEvent[]) {
-  let actor = createActor(pluginVersionMachine, { input }).start();
-  for (const e of events) {
-    const snapshot = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
-    actor.stop();
-    actor = createActor(pluginVersionMachine, { snapshot, input: undefined as never }).start();
-    actor.send(e);
-  }
-  return actor.getSnapshot();
-}
+const walk = (...events: PluginVersionEvent[]) => walkMachine(pluginVersionMachine, input, ...events);
 
 describe('PluginVersion statechart', () => {
   it('[PLUGIN-01] is created dormant', () => {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe } from '../helpers/cli.ts';
-import { DATABASE_URL, mustRun } from '../helpers/env.ts';
+import { mustRun } from '../helpers/env.ts';
+import { privateDatabase } from '../helpers/cluster.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { decide, demoUser } from '../helpers/identity.ts';
 
@@ -192,23 +192,13 @@ describe('platform login, whoami, capabilities list, logout', () => {
 });
 
 describe.skipIf(!mustRun('postgres'))('platform admin on PostgreSQL', () => {
-  const db = `t_cli_${process.pid}_${Date.now()}`;
+  let db: Awaited<ReturnType<typeof privateDatabase>>;
   let url: string;
   beforeAll(async () => {
-    const c = new pg.Client({ connectionString: DATABASE_URL });
-    await c.connect();
-    await c.query(`create database ${db}`);
-    await c.end();
-    const u = new URL(DATABASE_URL!);
-    u.pathname = `/${db}`;
-    url = u.toString();
+    db = await privateDatabase();
+    url = db.url;
   });
-  afterAll(async () => {
-    const c = new pg.Client({ connectionString: DATABASE_URL });
-    await c.connect();
-    await c.query(`drop database if exists ${db} with (force)`);
-    await c.end();
-  });
+  afterAll(() => db?.drop());
 
   it('opens the database directly while a server runs on it', async () => {
     const dataDir = tmp();
