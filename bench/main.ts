@@ -1,32 +1,47 @@
-import { markdown, writeReport, type Report } from './report.ts';
-import { actorAsk } from './scenarios/actor-ask.ts';
-import { sandboxCall } from './scenarios/sandbox-call.ts';
-import { clusterScale } from './scenarios/cluster-scale.ts';
-import { noisyNeighbor } from './scenarios/noisy-neighbor.ts';
+// `npm run bench -- <scenario>`: runs one scenario, prints its markdown table, writes JSON, markdown and SVG.
+import { parseBenchArgs, usage } from './args.ts';
+import { cleanupAll, interruption } from './cleanup.ts';
+import { SetupError } from './cluster.ts';
+import { machineInfo, markdown, writeReport, type Report } from './report.ts';
+import { SCENARIOS } from './scenarios/index.ts';
 
-const SCENARIOS: Record<string, (seconds: number) => Promise<Report>> = {
-  'actor-ask': actorAsk,
-  'sandbox-call': sandboxCall,
-  'cluster-scale': clusterScale,
-  'noisy-neighbor': noisyNeighbor,
-};
-
-async function main() {
-  const [name, ...rest] = process.argv.slice(2);
-  const i = rest.indexOf('--seconds');
-  const seconds = i >= 0 ? Number(rest[i + 1]) : 5;
-  const scenario = name ? SCENARIOS[name] : undefined;
-  if (!scenario || !Number.isFinite(seconds) || seconds <= 0) {
-    process.stderr.write(`usage: npm run bench -- <scenario> [--seconds n]\nscenarios: ${Object.keys(SCENARIOS).join(', ')}\n`);
-    process.exit(2);
-  }
-  const report = await scenario(seconds);
-  const files = writeReport(report);
-  process.stdout.write(`${markdown(report)}\nresults: ${files.json}, ${files.md}, ${files.svg}\n`);
-  process.exit(0);
+const parsed = parseBenchArgs(process.argv.slice(2), SCENARIOS);
+if (!parsed.ok) {
+  process.stderr.write(`${parsed.message ? `bench: ${parsed.message}\n\n` : ''}${usage(SCENARIOS)}\n`);
+  process.exit(parsed.message ? 2 : 0);
 }
+const scenario = SCENARIOS.find((s) => s.name === parsed.scenario)!;
 
-main().catch((err: unknown) => {
+let interrupted = false;
+const interrupt = (signal: NodeJS.Signals) => {
+  if (interrupted) {
+    process.stderr.write(`\n${signal} again: exiting without finishing the cleanup\n`);
+    process.exit(130);
+  }
+  interrupted = true;
+  interruption.abort(new Error(`interrupted by ${signal}`));
+  process.stderr.write(`\n${signal}: stopping the children, dropping the database, closing NATS...\n`);
+  void cleanupAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+};
+process.on('SIGINT', interrupt);
+process.on('SIGTERM', interrupt);
+process.on('unhandledRejection', (err) => {
   process.stderr.write(`bench failed: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exit(1);
+  void cleanupAll().finally(() => process.exit(1));
 });
+
+const startedAt = new Date().toISOString();
+try {
+  const result = await scenario.run(parsed.options);
+  const report: Report = { scenario: scenario.name, startedAt, machine: machineInfo(), ...result };
+  await cleanupAll();
+  const files = writeReport(report);
+  process.stdout.write(`\n${markdown(report)}\nresults:\n  ${files.json}\n  ${files.md}\n  ${files.svg}\n`);
+  process.exit(0);
+} catch (err) {
+  // After a signal the children are being stopped under the scenario's feet; its errors are that, not news.
+  if (interrupted) await new Promise(() => {});
+  process.stderr.write(err instanceof SetupError ? `bench: ${err.message}\n` : `bench failed: ${(err as Error)?.stack ?? String(err)}\n`);
+  await cleanupAll();
+  process.exit(1);
+}

@@ -2,70 +2,196 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunResult } from './load.ts';
+import { ratio, type Summary } from './stats.ts';
 
 export interface Target {
+  /** Short enough for a table cell, e.g. "calls/s ≥ 0.5× ref". */
   description: string;
   met: boolean;
 }
 
+export interface Row extends Summary {
+  label: string;
+  role: 'ours' | 'reference';
+  /** The label of the reference row this row is compared with (ours / reference). */
+  vs?: string;
+  targets?: Target[];
+  /** Failures by kind; a row with errors says what they were. */
+  errorKinds?: Record<string, number>;
+}
+
+export interface Machine {
+  cores: number;
+  cpu: string;
+  node: string;
+  os: string;
+  memoryGb: number;
+}
+
 export interface Report {
   scenario: string;
-  /** The platform rows and the reference rows, measured in the same run. */
-  rows: (RunResult & { role: 'ours' | 'reference' | 'ceiling' })[];
-  ratios: { name: string; value: number }[];
-  targets: Target[];
+  title: string;
+  startedAt: string;
+  machine: Machine;
+  parameters: Record<string, string | number>;
+  rows: Row[];
   notes: string[];
 }
 
-const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
-const f = (n: number, d = 2) => n.toFixed(d);
+export interface Comparison {
+  label: string;
+  vs: string;
+  throughputRatio: number;
+  p99Ratio: number;
+}
+
+export const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+
+export function machineInfo(): Machine {
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model.trim() || 'unknown CPU',
+    node: process.version,
+    os: `${os.platform()} ${os.arch()}`,
+    memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+/** Throughput and p99 targets of one row against its reference, measured in the same run. */
+export function versus(ours: Summary, reference: Summary, limits: { minThroughputRatio?: number; maxP99Ratio?: number }): Target[] {
+  const targets: Target[] = [];
+  if (limits.minThroughputRatio !== undefined) {
+    const r = ratio(ours.throughput, reference.throughput);
+    targets.push({ description: `calls/s ≥ ${limits.minThroughputRatio}× ref`, met: r >= limits.minThroughputRatio });
+  }
+  if (limits.maxP99Ratio !== undefined) {
+    const r = ratio(ours.p99, reference.p99);
+    targets.push({ description: `p99 ≤ ${limits.maxP99Ratio}× ref`, met: r <= limits.maxP99Ratio });
+  }
+  return targets;
+}
+
+export function comparisons(r: Report): Comparison[] {
+  return r.rows.flatMap((row) => {
+    const ref = row.vs === undefined ? undefined : r.rows.find((x) => x.label === row.vs);
+    if (!ref) return [];
+    return [{ label: row.label, vs: ref.label, throughputRatio: ratio(row.throughput, ref.throughput), p99Ratio: ratio(row.p99, ref.p99) }];
+  });
+}
+
+const dash = '—';
+const fmtInt = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : dash);
+const fmtMs = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(3) : x.toFixed(1)) : dash);
+const fmtRatio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : dash);
+// A pipe inside a label would split the markdown cell.
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+function verdict(targets: Target[] | undefined): string {
+  if (!targets?.length) return dash;
+  const missed = targets.filter((t) => !t.met);
+  return missed.length === 0 ? 'met' : `**missed**: ${missed.map((t) => t.description).join(', ')}`;
+}
+
+export function machineLine(m: Machine): string {
+  return `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}`;
+}
 
 export function markdown(r: Report): string {
+  const byLabel = new Map(comparisons(r).map((c) => [c.label, c]));
+  const targets = r.rows.flatMap((x) => x.targets ?? []);
+  const params = Object.entries(r.parameters)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
   const lines = [
-    `## ${r.scenario}`,
+    `## ${r.scenario}: ${r.title}`,
     '',
-    `Machine: ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+    `Machine: ${machineLine(r.machine)}. Run started ${r.startedAt}.`,
     '',
-    '| run | role | calls | errors | calls/s | p50 ms | p90 ms | p99 ms | max ms |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...r.rows.map((x) => `| ${x.label} | ${x.role} | ${x.calls} | ${x.errors} | ${f(x.throughput, 0)} | ${f(x.p50, 3)} | ${f(x.p90, 3)} | ${f(x.p99, 3)} | ${f(x.max, 2)} |`),
+    `Parameters: ${params}.`,
     '',
-    ...r.ratios.map((x) => `- ${x.name}: **${f(x.value)}**`),
-    ...r.targets.map((t) => `- target: ${t.description}: **${t.met ? 'met' : 'missed'}**`),
+    '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|',
+    ...r.rows.map((x) => {
+      const c = byLabel.get(x.label);
+      return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} |`;
+    }),
+    '',
+    `Ratios are ours / reference, both measured in this run. ${targets.length ? `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}.` : 'This scenario has no target.'}`,
+    '',
     ...r.notes.map((n) => `- ${n}`),
-    '',
+    ...r.rows
+      .filter((x) => x.errors > 0)
+      .map((x) => `- Errors in "${x.label}": ${Object.entries(x.errorKinds ?? {}).map(([k, n]) => `${k} ×${n}`).join(', ') || x.errors}.`),
   ];
-  return lines.join('\n');
+  return `${lines.join('\n').trimEnd()}\n`;
 }
 
-/** A bar chart of throughput and p99 per run, hand-drawn SVG (no chart library). */
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Two bar panels (calls/s, then p99), one bar per row; hand-drawn so the harness needs no chart library. */
 export function svg(r: Report): string {
-  const w = 720;
-  const rowH = 28;
-  const h = 60 + r.rows.length * rowH * 2;
-  const maxT = Math.max(...r.rows.map((x) => x.throughput), 1);
-  const maxP = Math.max(...r.rows.map((x) => x.p99), 0.001);
-  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const bars = r.rows.flatMap((x, i) => {
-    const y = 40 + i * rowH * 2;
-    const colour = x.role === 'ours' ? '#2457d6' : x.role === 'reference' ? '#8a8f99' : '#c9ced8';
-    return [
-      `<text x="10" y="${y + 14}" font-size="12">${esc(x.label)}</text>`,
-      `<rect x="230" y="${y}" width="${Math.max(1, (x.throughput / maxT) * 380)}" height="18" fill="${colour}"/>`,
-      `<text x="${236 + (x.throughput / maxT) * 380}" y="${y + 14}" font-size="11">${f(x.throughput, 0)}/s</text>`,
-      `<rect x="230" y="${y + 22}" width="${Math.max(1, (x.p99 / maxP) * 380)}" height="10" fill="${colour}" opacity="0.5"/>`,
-      `<text x="${236 + (x.p99 / maxP) * 380}" y="${y + 31}" font-size="10">p99 ${f(x.p99, 3)} ms</text>`,
-    ];
-  });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/><text x="10" y="22" font-size="15" font-weight="bold">${esc(r.scenario)} (${os.cpus().length} cores)</text>${bars.join('')}</svg>`;
+  const width = 900;
+  const labelW = 300;
+  const barX = labelW + 10;
+  const barMax = 400;
+  const rowH = 24;
+  const byLabel = new Map(comparisons(r).map((c) => [c.label, c]));
+  const colour = (row: Row) => (row.role === 'ours' ? '#2457d6' : '#9aa0a8');
+  const parts: string[] = [];
+  let y = 24;
+  parts.push(`<text x="10" y="${y}" font-size="16" font-weight="bold">${esc(`${r.scenario}: ${r.title}`)}</text>`);
+  y += 20;
+  parts.push(`<text x="10" y="${y}" font-size="12" fill="#444">${esc(`${machineLine(r.machine)} · ${r.startedAt}`)}</text>`);
+  y += 14;
+
+  const panel = (heading: string, value: (row: Row) => number, text: (row: Row) => string, ratioOf: (c: Comparison) => number) => {
+    y += 24;
+    parts.push(`<text x="10" y="${y}" font-size="13" font-weight="bold">${esc(heading)}</text>`);
+    y += 8;
+    const finite = r.rows.map(value).filter(Number.isFinite);
+    const max = Math.max(...finite, Number.MIN_VALUE);
+    for (const row of r.rows) {
+      const v = value(row);
+      const w = Number.isFinite(v) ? Math.max(1, (v / max) * barMax) : 0;
+      const c = byLabel.get(row.label);
+      const extra = c ? ` · ${fmtRatio(ratioOf(c))} ref` : '';
+      parts.push(
+        `<text x="10" y="${y + 15}" font-size="12">${esc(`${row.label} (${row.role})`)}</text>`,
+        `<rect class="bar" x="${barX}" y="${y + 3}" width="${w.toFixed(1)}" height="16" fill="${colour(row)}"/>`,
+        `<text x="${(barX + w + 6).toFixed(1)}" y="${y + 15}" font-size="11">${esc(text(row) + extra)}</text>`,
+      );
+      y += rowH;
+    }
+  };
+  panel('calls/s (higher is better)', (x) => x.throughput, (x) => `${fmtInt(x.throughput)}/s`, (c) => c.throughputRatio);
+  panel('p99 latency in ms (lower is better)', (x) => x.p99, (x) => `${fmtMs(x.p99)} ms`, (c) => c.p99Ratio);
+
+  y += 22;
+  const targets = r.rows.flatMap((row) => (row.targets ?? []).map((t) => ({ row, t })));
+  for (const { row, t } of targets) {
+    parts.push(`<text x="10" y="${y}" font-size="12" fill="${t.met ? '#1a7f37' : '#c62828'}">${esc(`${t.met ? '✓ met' : '✗ missed'}: ${row.label}: ${t.description}`)}</text>`);
+    y += 18;
+  }
+  parts.push(
+    `<rect x="10" y="${y}" width="12" height="12" fill="#2457d6"/><text x="28" y="${y + 10}" font-size="11">ours</text>`,
+    `<rect x="80" y="${y}" width="12" height="12" fill="#9aa0a8"/><text x="98" y="${y + 10}" font-size="11">reference</text>`,
+  );
+  y += 24;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}" font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/>${parts.join('')}</svg>\n`;
 }
 
-export function writeReport(r: Report): { json: string; md: string; svg: string } {
-  mkdirSync(RESULTS, { recursive: true });
-  const base = path.join(RESULTS, `${r.scenario}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+export interface ReportFiles {
+  json: string;
+  md: string;
+  svg: string;
+}
+
+export function writeReport(r: Report, dir = RESULTS_DIR): ReportFiles {
+  mkdirSync(dir, { recursive: true });
+  const base = path.join(dir, `${r.scenario}-${r.startedAt.replace(/[:.]/g, '-')}`);
   const files = { json: `${base}.json`, md: `${base}.md`, svg: `${base}.svg` };
-  writeFileSync(files.json, JSON.stringify({ ...r, cores: os.cpus().length, node: process.version }, null, 2));
+  writeFileSync(files.json, `${JSON.stringify({ ...r, comparisons: comparisons(r) }, null, 2)}\n`);
   writeFileSync(files.md, markdown(r));
   writeFileSync(files.svg, svg(r));
   return files;

@@ -1,69 +1,83 @@
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { waitForCluster } from '../../bin/cli/cluster.ts';
-import { accountAddress, connectNats, createActorRouter, createNatsBus } from '../../runtime/index.ts';
-import { startServe } from '../../test/helpers/cli.ts';
-import { privateDatabase } from '../../test/helpers/cluster.ts';
-import { closedLoop } from '../load.ts';
-import type { Report } from '../report.ts';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { connectNats, createActorRouter, createNatsBus } from '../../runtime/index.ts';
+import { accountWorkload } from '../actors.ts';
+import { scope } from '../cleanup.ts';
+import { clusterEnv, deleteClusterBuckets, privateDatabase, startNode, startRawResponder, waitForSettledCluster } from '../cluster.ts';
+import { versus } from '../report.ts';
+import { measure, status } from '../runner.ts';
+import { runParameters, type Scenario } from '../scenario.ts';
 
-const CONCURRENCY = 16;
+const ACTORS = 64;
+const TARGETS = { minThroughputRatio: 0.5, maxP99Ratio: 2 };
+
 
 /**
- * Asks to actors that live on another node (a `platform serve` process; this process hosts nothing, so every ask
- * crosses NATS to the owner), beside raw NATS request/reply to a bare responder process, in one run.
+ * Asks to Account actors that live on another node, beside raw NATS request/reply on the same machine. This process
+ * hosts no shard, so every ask crosses NATS to the node's process and back, as a gateway's ask to an actor would.
  */
-export async function actorAsk(seconds: number): Promise<Report> {
-  const natsUrl = process.env.NATS_URL;
-  if (!process.env.DATABASE_URL || !natsUrl) throw new Error('actor-ask needs DATABASE_URL (PostgreSQL) and NATS_URL (nats-server 2.9+ with JetStream)');
-  const db = await privateDatabase();
-  const cluster = `bench${randomBytes(4).toString('hex')}`;
-  const node = await startServe({ DATABASE_URL: db.url, NATS_URL: natsUrl, PLATFORM_CLUSTER: cluster, PLATFORM_SEED_DEMO: 'false', PLATFORM_NODE_ID: 'bench-node' });
-  const raw = spawn(process.execPath, ['--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'raw-responder.ts'), natsUrl, `${cluster}.raw.echo`], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const nc = await connectNats(natsUrl, 'bench-client');
-  try {
-    await new Promise<void>((resolve) => raw.stdout!.once('data', () => resolve()));
-    await waitForCluster(natsUrl, cluster, 1);
-    const router = createActorRouter({ bus: createNatsBus(nc, cluster) });
-    const actors = Array.from({ length: 64 }, () => accountAddress(randomUUID()));
-    for (const a of actors) await router.create(a, { accountId: a.split('/')[1], credits: 1_000_000_000 });
-    let n = 0;
-    const pick = () => actors[n++ % actors.length]!;
-    const enc = new TextEncoder();
-    const payload = enc.encode(JSON.stringify({ op: 'read', address: actors[0] }));
-    const read = await closedLoop('actor read (routed)', () => router.read(pick()), { concurrency: CONCURRENCY, seconds });
-    const debit = await closedLoop('actor DEBIT (routed, PostgreSQL write)', () => router.ask(pick(), { type: 'DEBIT', amount: 1, requestId: String(n) }), { concurrency: CONCURRENCY, seconds });
-    const reference = await closedLoop('raw NATS request/reply', () => nc.request(`${cluster}.raw.echo`, payload, { timeout: 5_000 }), { concurrency: CONCURRENCY, seconds });
-    const tput = read.throughput / reference.throughput;
-    const p99 = read.p99 / reference.p99;
-    return {
-      scenario: 'actor-ask',
-      rows: [
-        { ...read, role: 'ours' },
-        { ...debit, role: 'ours' },
-        { ...reference, role: 'reference' },
-      ],
-      ratios: [
-        { name: 'throughput, actor read / raw', value: tput },
-        { name: 'p99, actor read / raw', value: p99 },
-        { name: 'throughput, actor DEBIT / raw', value: debit.throughput / reference.throughput },
-      ],
-      targets: [
-        { description: `routed asks ≥ 50% of raw throughput (read: ${(tput * 100).toFixed(0)}%)`, met: tput >= 0.5 },
-        { description: `routed p99 ≤ 2× raw p99 (read: ${p99.toFixed(2)}×)`, met: p99 <= 2 },
-      ],
-      notes: [
-        `${CONCURRENCY} calls in flight, 64 actors on one remote node; the load generator, the node, NATS and PostgreSQL share the machine.`,
-        'The DEBIT row persists a snapshot per turn (one PostgreSQL write): it is the cost of a durable turn, not of routing.',
-      ],
-    };
-  } finally {
-    raw.kill('SIGTERM');
-    node.child.kill('SIGTERM');
-    await node.stopped;
-    await nc.close();
-    await db.drop();
-  }
-}
+export const actorAsk: Scenario = {
+  name: 'actor-ask',
+  summary: 'asks to actors on another node (a platform serve child) through the shard router vs raw NATS request/reply',
+  needs: ['DATABASE_URL', 'NATS_URL'],
+  defaultConcurrency: 16,
+  async run(opts) {
+    const env = clusterEnv('actor-ask');
+    const s = scope();
+    try {
+      status('actor-ask: creating a private database');
+      const databaseUrl = await privateDatabase(s, env.databaseUrl);
+      const cluster = `bench${randomBytes(4).toString('hex')}`;
+      deleteClusterBuckets(s, env.natsUrl, cluster);
+      status(`actor-ask: starting one platform node (cluster ${cluster})`);
+      const node = await startNode(s, { ...env, databaseUrl, cluster, nodeId: 'bench-host' });
+      const settled = await waitForSettledCluster(env.natsUrl, cluster, [node.nodeId]);
+      status(`actor-ask: node ${node.nodeId} (pid ${node.pid}) serves all 256 shards after ${settled.ms} ms`);
+
+      const nc = await connectNats(env.natsUrl, `bench-client-${process.pid}`);
+      s.defer('close the bench NATS connection', () => nc.close());
+      const router = createActorRouter({ bus: createNatsBus(nc, cluster) });
+      status(`actor-ask: creating ${ACTORS} Account actors on the node`);
+      const work = await accountWorkload(router, ACTORS);
+
+      // The reference replies with the very bytes a routed read brings back, and is asked with a read's request.
+      const sample = await router.read(work.actors[0]!);
+      const reply = JSON.stringify({ ok: true, data: sample });
+      const request = new TextEncoder().encode(JSON.stringify({ op: 'read', address: work.actors[0] }));
+      const subject = `${cluster}.bench.raw`;
+      const raw = await startRawResponder(s, env.natsUrl, subject, reply);
+      status(`actor-ask: raw responder (pid ${raw.pid}) listening on ${subject}`);
+
+      const [reference, read, debit] = await measure(
+        'actor-ask',
+        [
+          { label: 'raw NATS request/reply', concurrency: opts.concurrency, call: () => nc.request(subject, request, { timeout: 5_000 }) },
+          { label: 'actor read (routed)', concurrency: opts.concurrency, call: work.read },
+          { label: 'actor DEBIT (routed, PostgreSQL write)', concurrency: opts.concurrency, call: work.debit },
+        ],
+        opts,
+      );
+
+      const applied = await work.applied();
+      const debitsAcked = work.acked();
+
+      return {
+        title: 'asks to actors on another node vs raw NATS request/reply',
+        parameters: { ...runParameters(opts), actors: ACTORS, 'hosting nodes': 1 },
+        rows: [
+          { ...reference!, role: 'reference' },
+          { ...read!, role: 'ours', vs: reference!.label, targets: versus(read!, reference!, TARGETS) },
+          { ...debit!, role: 'ours', vs: reference!.label, targets: versus(debit!, reference!, TARGETS) },
+        ],
+        notes: [
+          `The bench process hosts no shard: every ask crosses NATS to one \`platform serve\` child, which owns all 256 shards. The reference is a bare NATS responder in a child process of its own, asked with a read's request bytes (${request.length} B) and answering with a routed read's reply bytes (${reply.length} B).`,
+          'The read row is the routing cost alone: JSON, shard lookup, the NATS hop to the owner, the actor mailbox and back.',
+          `The DEBIT row is a durable turn: the node writes the actor's snapshot to PostgreSQL (fenced by version and lease revision) before it answers, so it measures PostgreSQL as much as routing and is not expected to meet the routing targets. ${debitsAcked.toLocaleString('en-US')} DEBITs were acknowledged (warm-up included) and ${applied.toLocaleString('en-US')} credits were taken from the actors${applied === debitsAcked ? ': every acknowledged DEBIT was applied once' : ` (the difference is ${applied - debitsAcked}: asks that failed or timed out after being applied)`}.`,
+          `The load generator, the node, the responder, NATS and PostgreSQL share this machine's ${os.cpus().length} cores.`,
+        ],
+      };
+    } finally {
+      await s.close();
+    }
+  },
+};

@@ -1,48 +1,69 @@
 import { compileArtifacts, createLaneScheduler, createSandbox, parsePluginConfig, reflectComponent } from '../../runtime/index.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../../test/helpers/components.ts';
-import { closedLoop } from '../load.ts';
-import type { Report } from '../report.ts';
+import { ratio } from '../stats.ts';
+import { measure, status } from '../runner.ts';
+import { runParameters, type Scenario } from '../scenario.ts';
 
 const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown; Instance: new (m: unknown, i: unknown) => unknown } }).WebAssembly;
+
+const MAX_OVERHEAD_US = 150;
+const MIN_CALLS_PER_S = 10_000;
 
 /**
  * Warm `add` calls through the account lane and the Piscina sandbox, beside the same transpiled component called
  * in-process (no lane, no worker): the difference is the sandbox's overhead per call.
  */
-export async function sandboxCall(seconds: number): Promise<Report> {
-  const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
-  const signature = reflectComponent(wasm).functions[0]!.type;
-  const files = await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"'));
-  const glue = (await import(`data:text/javascript;base64,${Buffer.from(files['plugin.js']!).toString('base64')}`)) as {
-    instantiate(get: (n: string) => unknown, imports: object, core: (m: unknown, i: unknown) => unknown): { add(a: number, b: number): number };
-  };
-  const modules = Object.fromEntries(Object.entries(files).filter(([n]) => n.endsWith('.wasm')).map(([n, b]) => [n, new Wasm.Module(b)]));
-  const inProcess = glue.instantiate((n) => modules[n], {}, (m, i) => new Wasm.Instance(m, i));
-
-  const sandbox = createSandbox({ minThreads: 2, maxThreads: 2 });
-  const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 2, queueCap: 1024 });
-  const loaded = sandbox.load('bench', files);
-  const viaSandbox = () => lanes.run('tenant', () => sandbox.invoke(loaded, { export: 'add', signature, args: { a: 2, b: 40 }, env: [], timeoutMs: 5_000 }));
-  try {
-    const sequential = await closedLoop('sandbox, 1 in flight', viaSandbox, { concurrency: 1, seconds });
-    const parallel = await closedLoop('sandbox, 16 in flight', viaSandbox, { concurrency: 16, seconds });
-    const reference = await closedLoop('in-process, 1 in flight', async () => inProcess.add(2, 40), { concurrency: 1, seconds });
-    const overheadUs = (sequential.p50 - reference.p50) * 1000;
-    return {
-      scenario: 'sandbox-call',
-      rows: [
-        { ...sequential, role: 'ours' },
-        { ...parallel, role: 'ours' },
-        { ...reference, role: 'reference' },
-      ],
-      ratios: [{ name: 'p50 overhead per call (µs), sandbox vs in-process', value: overheadUs }],
-      targets: [
-        { description: `p50 overhead ≤ 150 µs (measured ${overheadUs.toFixed(0)} µs)`, met: overheadUs <= 150 },
-        { description: `≥ 10,000 calls/s through lane and pool (measured ${parallel.throughput.toFixed(0)})`, met: parallel.throughput >= 10_000 },
-      ],
-      notes: ['Arguments are validated in invokeTool, not here: this measures lane + worker round trip + component call.'],
+export const sandboxCall: Scenario = {
+  name: 'sandbox-call',
+  summary: 'warm tool calls through the account lane and the Piscina sandbox vs the same component called in-process',
+  needs: [],
+  defaultConcurrency: 16,
+  async run(opts) {
+    status('sandbox-call: building and transpiling the component');
+    const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
+    const signature = reflectComponent(wasm).functions[0]!.type;
+    const files = await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"'));
+    const glue = (await import(`data:text/javascript;base64,${Buffer.from(files['plugin.js']!).toString('base64')}`)) as {
+      instantiate(get: (n: string) => unknown, imports: object, core: (m: unknown, i: unknown) => unknown): { add(a: number, b: number): number };
     };
-  } finally {
-    await sandbox.close();
-  }
-}
+    const modules = Object.fromEntries(Object.entries(files).filter(([n]) => n.endsWith('.wasm')).map(([n, b]) => [n, new Wasm.Module(b)]));
+    const inProcess = glue.instantiate((n) => modules[n], {}, (m, i) => new Wasm.Instance(m, i));
+
+    const sandbox = createSandbox({ minThreads: 2, maxThreads: 2 });
+    const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 2, queueCap: 1024 });
+    const loaded = sandbox.load('bench', files);
+    const viaSandbox = () => lanes.run('tenant', () => sandbox.invoke(loaded, { export: 'add', signature, args: { a: 2, b: 40 }, env: [], timeoutMs: 5_000 }));
+    try {
+      const [reference, sequential, parallel] = await measure(
+        'sandbox-call',
+        [
+          { label: 'in-process, 1 in flight', concurrency: 1, call: async () => inProcess.add(2, 40) },
+          { label: 'sandbox, 1 in flight', concurrency: 1, call: viaSandbox },
+          { label: `sandbox, ${opts.concurrency} in flight`, concurrency: opts.concurrency, call: viaSandbox },
+        ],
+        opts,
+      );
+      const overheadUs = (sequential!.p50 - reference!.p50) * 1000;
+      return {
+        title: 'tool calls through lane and sandbox vs in-process',
+        parameters: runParameters(opts),
+        rows: [
+          { ...reference!, role: 'reference' },
+          { ...sequential!, role: 'ours', vs: reference!.label, targets: [{ description: `p50 overhead ≤ ${MAX_OVERHEAD_US} µs (${overheadUs.toFixed(0)} µs)`, met: overheadUs <= MAX_OVERHEAD_US }] },
+          {
+            ...parallel!,
+            role: 'ours',
+            vs: reference!.label,
+            targets: [{ description: `≥ ${MIN_CALLS_PER_S.toLocaleString('en-US')} calls/s`, met: parallel!.throughput >= MIN_CALLS_PER_S }],
+          },
+        ],
+        notes: [
+          `p50 overhead per call: ${overheadUs.toFixed(0)} µs (sandbox p50 − in-process p50); the in-process call is ${ratio(reference!.throughput, sequential!.throughput).toFixed(0)}× the sandbox's sequential calls/s.`,
+          'Arguments are validated in invokeTool, not here: this measures lane + worker round trip + component call. Lanes: 2 slots, 2 sandbox threads.',
+        ],
+      };
+    } finally {
+      await sandbox.close();
+    }
+  },
+};

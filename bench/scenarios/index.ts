@@ -1,0 +1,7 @@
+import type { Scenario } from '../scenario.ts';
+import { actorAsk } from './actor-ask.ts';
+import { clusterScale } from './cluster-scale.ts';
+import { noisyNeighbor } from './noisy-neighbor.ts';
+import { sandboxCall } from './sandbox-call.ts';
+
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor];

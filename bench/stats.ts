@@ -1,0 +1,47 @@
+/** Latency and throughput figures of one measured phase. Latencies are in milliseconds. */
+export interface Summary {
+  /** Calls that succeeded; only these have a latency sample. */
+  calls: number;
+  errors: number;
+  /** Wall-clock seconds the phase was measured for. */
+  seconds: number;
+  /** Successful calls per second. */
+  throughput: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Nearest-rank percentile of an ascending array: the smallest sample with at least `q` of the samples at or below
+ * it, so every reported figure is a latency that was actually observed. NaN for no samples, so an empty phase can
+ * never pass for a fast one.
+ */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil(q * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function summarize(samples: ArrayLike<number>, seconds: number, errors = 0): Summary {
+  const sorted = Float64Array.from(samples).sort();
+  let total = 0;
+  for (const x of sorted) total += x;
+  const n = sorted.length;
+  return {
+    calls: n,
+    errors,
+    seconds,
+    throughput: seconds > 0 ? n / seconds : Number.NaN,
+    mean: n ? total / n : Number.NaN,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p99: percentile(sorted, 0.99),
+    max: n ? sorted[n - 1]! : Number.NaN,
+  };
+}
+
+/** ours / reference; NaN when the reference measured nothing, rather than an infinite or flattering ratio. */
+export const ratio = (ours: number, reference: number): number => (Number.isFinite(ours) && Number.isFinite(reference) && reference > 0 ? ours / reference : Number.NaN);

@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseBenchArgs } from '../../bench/args.ts';
+import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
+import { comparisons, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
+import { measure } from '../../bench/runner.ts';
+import { percentile, ratio, summarize } from '../../bench/stats.ts';
+import { ROOT } from '../helpers/cli.ts';
+import { mustRun } from '../helpers/env.ts';
+
+const row = (label: string, role: Row['role'], throughput: number, p99: number, extra: Partial<Row> = {}): Row => ({
+  label,
+  role,
+  calls: throughput * 2,
+  errors: 0,
+  seconds: 2,
+  throughput,
+  mean: 1,
+  p50: 1,
+  p90: 2,
+  p99,
+  max: 9,
+  ...extra,
+});
+
+function fixedReport(): Report {
+  const raw = row('raw <NATS> & co', 'reference', 10_000, 2);
+  const read = row('actor read', 'ours', 9_000, 3, { vs: raw.label });
+  const debit = row('actor DEBIT', 'ours', 2_000, 10, { vs: raw.label, errors: 3, errorKinds: { PLT_ACTOR_UNAVAILABLE: 3 } });
+  const limits = { minThroughputRatio: 0.5, maxP99Ratio: 2 };
+  return {
+    scenario: 'demo',
+    title: 'a fixed result',
+    startedAt: '2026-01-02T03:04:05.678Z',
+    machine: { cores: 2, cpu: 'Test CPU', node: 'v20.0.0', os: 'linux x64', memoryGb: 8 },
+    parameters: { 'measured s/phase': 2, 'in flight': 16 },
+    rows: [raw, { ...read, targets: versus(read, raw, limits) }, { ...debit, targets: versus(debit, raw, limits) }],
+    notes: ['a note'],
+  };
+}
+
+describe('bench statistics', () => {
+  it('takes nearest-rank percentiles, NaN when nothing was measured', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([percentile(xs, 0.5), percentile(xs, 0.9), percentile(xs, 0.99), percentile(xs, 1), percentile(xs, 0)]).toEqual([50, 90, 99, 100, 1]);
+    expect(percentile([7], 0.99)).toBe(7);
+    expect(percentile([], 0.5)).toBeNaN();
+  });
+
+  it('summarizes unsorted samples into throughput and percentiles', () => {
+    const s = summarize([5, 1, 4, 2, 3], 2, 1);
+    expect(s).toMatchObject({ calls: 5, errors: 1, seconds: 2, throughput: 2.5, mean: 3, p50: 3, p90: 5, p99: 5, max: 5 });
+    const empty = summarize([], 1, 4);
+    expect(empty.calls).toBe(0);
+    expect(empty.throughput).toBe(0);
+    expect(empty.p99).toBeNaN();
+  });
+
+  it('refuses a ratio against nothing', () => {
+    expect(ratio(3, 2)).toBe(1.5);
+    expect(ratio(3, 0)).toBeNaN();
+    expect(ratio(Number.NaN, 2)).toBeNaN();
+  });
+});
+
+describe('bench report', () => {
+  it('puts the ratio to the reference, the target and the verdict in the markdown table', () => {
+    const md = markdown(fixedReport());
+    expect(md).toContain('## demo: a fixed result');
+    expect(md).toContain('Machine: 2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64.');
+    expect(md).toContain('| raw <NATS> & co | reference | 10,000 | 1.000 | 2.000 | 2.000 | 9.000 | 20,000 | 0 | — | — | — | — | — |');
+    expect(md).toContain('| actor read | ours | 9,000 | 1.000 | 2.000 | 3.000 | 9.000 | 18,000 | 0 | raw <NATS> & co | 0.90× | 1.50× | calls/s ≥ 0.5× ref, p99 ≤ 2× ref | met |');
+    expect(md).toContain('| actor DEBIT | ours | 2,000 | 1.000 | 2.000 | 10.0 | 9.000 | 4,000 | 3 | raw <NATS> & co | 0.20× | 5.00× | calls/s ≥ 0.5× ref, p99 ≤ 2× ref | **missed**: calls/s ≥ 0.5× ref, p99 ≤ 2× ref |');
+    expect(md).toContain('Targets met: 2 of 4.');
+    expect(md).toContain('- a note');
+    expect(md).toContain('- Errors in "actor DEBIT": PLT_ACTOR_UNAVAILABLE ×3.');
+    // Every table line has the header's number of cells.
+    const table = md.split('\n').filter((l) => l.startsWith('|'));
+    expect(new Set(table.map((l) => l.split(/(?<!\\)\|/).length)).size).toBe(1);
+  });
+
+  it('draws a bar per row for throughput and for p99, escaped, with ratios and verdicts', () => {
+    const chart = svg(fixedReport());
+    expect(chart).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="900" height="\d+"/);
+    expect(chart.trimEnd()).toMatch(/<\/svg>$/);
+    expect(chart.match(/<rect class="bar"/g)).toHaveLength(6);
+    expect(chart).toContain('raw &#60;NATS&#62; &#38; co (reference)');
+    expect(chart).not.toContain('<NATS>');
+    expect(chart).toContain('9,000/s · 0.90× ref');
+    expect(chart).toContain('10.0 ms · 5.00× ref');
+    expect(chart).toContain('✓ met: actor read: calls/s ≥ 0.5× ref');
+    expect(chart).toContain('✗ missed: actor DEBIT: p99 ≤ 2× ref');
+    expect(chart).toContain('2 cores (Test CPU)');
+    // The longest bar of each panel is the full width.
+    expect(chart.match(/<rect class="bar" [^>]*width="400.0"/g)).toHaveLength(2);
+  });
+
+  it('writes JSON with the comparisons, markdown and SVG under one timestamped name', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+    try {
+      const files = writeReport(fixedReport(), dir);
+      expect(path.basename(files.json)).toBe('demo-2026-01-02T03-04-05-678Z.json');
+      const json = JSON.parse(readFileSync(files.json, 'utf8'));
+      expect(json.machine.cores).toBe(2);
+      expect(json.comparisons).toEqual(comparisons(fixedReport()));
+      expect(json.comparisons[0]).toMatchObject({ label: 'actor read', vs: 'raw <NATS> & co', throughputRatio: 0.9, p99Ratio: 1.5 });
+      expect(readFileSync(files.md, 'utf8')).toBe(markdown(fixedReport()));
+      expect(readFileSync(files.svg, 'utf8')).toBe(svg(fixedReport()));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bench runner and command line', () => {
+  it('runs a closed loop at the given concurrency and counts errors by kind', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let n = 0;
+    const [m] = await measure(
+      'test',
+      [
+        {
+          label: 'flaky',
+          concurrency: 4,
+          call: async () => {
+            inFlight++;
+            most = Math.max(most, inFlight);
+            await new Promise((r) => setImmediate(r));
+            inFlight--;
+            if (++n % 10 === 0) throw Object.assign(new Error('boom'), { code: 'E_TEST' });
+          },
+        },
+      ],
+      { seconds: 0.2, warmupSeconds: 0.05, rounds: 2 },
+    );
+    expect(most).toBe(4);
+    expect(m!.calls).toBeGreaterThan(50);
+    expect(m!.errors).toBeGreaterThan(0);
+    expect(m!.errorKinds).toEqual({ E_TEST: m!.errors });
+    expect(m!.seconds).toBeGreaterThanOrEqual(0.4);
+    expect(m!.p99).toBeGreaterThan(0);
+  });
+
+  it('stops when every warm-up call fails', async () => {
+    const failing = { label: 'broken', concurrency: 1, call: () => Promise.reject(new Error('no server')) };
+    await expect(measure('test', [failing], { seconds: 0.1, warmupSeconds: 0.05, rounds: 1 })).rejects.toThrow(/broken: every warm-up call failed \(no server\)/);
+  });
+
+  it('parses the scenario and its options, and refuses the rest', () => {
+    const list = [{ name: 'a', summary: '', needs: [], defaultConcurrency: 16 }];
+    expect(parseBenchArgs(['a'], list)).toEqual({ ok: true, scenario: 'a', options: { seconds: 5, warmupSeconds: 1, rounds: 1, concurrency: 16 } });
+    expect(parseBenchArgs(['a', '--seconds', '1.5', '--warmup', '0', '--rounds', '3', '--concurrency', '4'], list)).toMatchObject({ options: { seconds: 1.5, warmupSeconds: 0, rounds: 3, concurrency: 4 } });
+    expect(parseBenchArgs([], list)).toEqual({ ok: false, message: 'name a scenario' });
+    expect(parseBenchArgs(['b'], list)).toEqual({ ok: false, message: 'unknown scenario "b"' });
+    expect(parseBenchArgs(['a', '--seconds', '0'], list)).toMatchObject({ ok: false, message: expect.stringContaining('--seconds') });
+    expect(parseBenchArgs(['a', '--rounds', '1.5'], list)).toMatchObject({ ok: false });
+    expect(parseBenchArgs(['a', '--nope'], list)).toMatchObject({ ok: false });
+  });
+
+  it('cleans up newest first, each step once, a scope before the rest', async () => {
+    const done: string[] = [];
+    defer('outer', () => done.push('outer'));
+    const s = scope();
+    s.defer('db', () => done.push('db'));
+    const releaseNode = s.defer('node', () => done.push('node'));
+    defer('failing', () => {
+      throw new Error('ignored');
+    });
+    await releaseNode();
+    await s.close();
+    expect(done).toEqual(['node', 'db']);
+    await cleanupAll();
+    await cleanupAll();
+    expect(done).toEqual(['node', 'db', 'outer']);
+  });
+});
+
+describe.skipIf(!mustRun('cluster'))('npm run bench -- actor-ask (smoke)', () => {
+  const written: string[] = [];
+  afterAll(() => {
+    for (const f of written) rmSync(f, { force: true });
+  });
+
+  it('measures both sides on a real node and writes JSON, markdown and SVG', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/main.ts', 'actor-ask', '--seconds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGTERM'), 50_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    const files = run.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^\/.*\/bench\/results\/actor-ask-.*\.(json|md|svg)$/.test(l));
+    written.push(...files);
+    expect(run.code, run.stderr).toBe(0);
+    expect(files.map((f) => path.extname(f)).sort()).toEqual(['.json', '.md', '.svg']);
+    for (const f of files) expect(existsSync(f)).toBe(true);
+
+    const json = JSON.parse(readFileSync(files.find((f) => f.endsWith('.json'))!, 'utf8')) as Report;
+    const reference = json.rows.filter((r) => r.role === 'reference');
+    const ours = json.rows.filter((r) => r.role === 'ours');
+    expect(reference).toHaveLength(1);
+    expect(ours.length).toBeGreaterThanOrEqual(1);
+    for (const r of [...reference, ...ours]) {
+      expect(typeof r.throughput).toBe('number');
+      expect(r.throughput).toBeGreaterThan(0);
+      expect(r.errors).toBe(0);
+    }
+    expect(ours.every((r) => r.vs === reference[0]!.label && r.targets!.length === 2)).toBe(true);
+    expect(json.machine.cores).toBe(os.cpus().length);
+    expect(readFileSync(files.find((f) => f.endsWith('.md'))!, 'utf8')).toContain('| actor read (routed) | ours |');
+    expect(readFileSync(files.find((f) => f.endsWith('.svg'))!, 'utf8')).toMatch(/^<svg /);
+    expect(run.stdout).toContain('calls/s ratio');
+  }, 60_000);
+});
