@@ -3,7 +3,8 @@
  * Payloads are JSON values. The in-process bus serves one node; the NATS bus (cluster) implements the same interface,
  * so callers never know which one they hold.
  */
-export type Unsubscribe = () => void;
+/** Ends a subscription; on NATS it resolves once the messages already on their way to it were handled. */
+export type Unsubscribe = () => void | Promise<void>;
 
 export interface BusRequestOptions {
   timeoutMs?: number;

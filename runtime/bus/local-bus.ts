@@ -35,12 +35,12 @@ export function createLocalBus(): Bus {
     subscribe(subject, handler): Unsubscribe {
       const s = { subject, handler };
       subs.add(s);
-      return () => subs.delete(s);
+      return () => void subs.delete(s);
     },
     respond(subject, handler, opts): Unsubscribe {
       const r: Responder = { subject, queue: opts?.queue, handler };
       responders.add(r);
-      return () => responders.delete(r);
+      return () => void responders.delete(r);
     },
     async request(subject, data, opts) {
       if (closed) throw new BusError('BUS_CLOSED', 'bus is closed');

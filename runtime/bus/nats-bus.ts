@@ -45,9 +45,11 @@ export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
   const subs = new Set<Subscription>();
   const track = (sub: Subscription): Unsubscribe => {
     subs.add(sub);
+    // Draining, not dropping: requests the server already routed here are still answered, so a responder that goes
+    // away (a shard handed off) never leaves a caller waiting out its timeout.
     return () => {
       subs.delete(sub);
-      sub.unsubscribe();
+      return sub.drain().catch(() => undefined);
     };
   };
   return {

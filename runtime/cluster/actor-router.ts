@@ -18,6 +18,8 @@ export interface RouterOptions {
   /** The local host, when this process hosts shards (a CLI process only routes). */
   host?: ActorHost;
   owns?: (shard: number) => boolean;
+  /** The shard's lease is still held here while it is handed off (no other node can have applied a request). */
+  handingOff?: (shard: number) => boolean;
   /** How long a call waits for an owner (buffered and retried meanwhile). */
   deadlineMs?: number;
   /** How long one attempt waits for the owner's answer. */
@@ -78,6 +80,9 @@ export function createActorRouter(opts: RouterOptions): ActorSystem & { serveSha
     serveShard(shard) {
       return opts.bus.respond(shardSubject(shard), async (data) => {
         const req = data as Op;
+        // Handing the shard off: this node still holds the lease, so no node has applied the request; telling the
+        // caller to retry is safe, and spares it waiting out its timeout.
+        if (opts.handingOff?.(shard)) throw Object.assign(new Error(`shard ${shard} is being handed off`), { code: SHARD_MOVING });
         // Not (or no longer) the owner: stay silent, so the rightful owner's answer is the only one the caller sees.
         if (!opts.host || !owns(shard) || shardOf(req.address) !== shard) throw new DeclineRequest(`shard ${shard} is not served here`);
         try {

@@ -40,10 +40,11 @@ export async function startClusterNode(opts: {
 }): Promise<ClusterNode> {
   const responders = new Map<number, Unsubscribe>();
   let manager: ShardManager;
-  const router = createActorRouter({ bus: opts.bus, host: opts.host, owns: (s) => manager.owns(s) });
+  const router = createActorRouter({ bus: opts.bus, host: opts.host, owns: (s) => manager.owns(s), handingOff: (s) => manager.handingOff(s) });
   const release = async (shard: number) => {
-    responders.get(shard)?.();
+    const stop = responders.get(shard);
     responders.delete(shard);
+    await stop?.();
     await opts.host.passivateWhere((address) => shardOf(address) === shard);
   };
   manager = createShardManager({

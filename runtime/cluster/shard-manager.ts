@@ -30,6 +30,8 @@ export interface ShardManager {
   start(): Promise<void>;
   /** This node holds a fresh lease on `shard` and is not handing it off: it may take turns for it. */
   owns(shard: number): boolean;
+  /** Still holds the shard's lease but is handing it off: nobody else can own it yet. */
+  handingOff(shard: number): boolean;
   fenceOf(shard: number): Fence | null;
   ownedShards(): number[];
   members(): string[];
@@ -175,6 +177,10 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     owns(shard) {
       const h = held.get(shard);
       return h !== undefined && !h.draining && fresh(h);
+    },
+    handingOff(shard) {
+      const h = held.get(shard);
+      return h !== undefined && h.draining && fresh(h);
     },
     fenceOf(shard) {
       const h = held.get(shard);
