@@ -23,6 +23,8 @@ export interface PlatformConfig {
   actorIdleSeconds: number;
   shutdownGraceMs: number;
   seedDemo: boolean;
+  workspacesDir: string;
+  pluginPrivateNetwork: boolean;
 }
 
 export interface Setting {
@@ -49,6 +51,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
+  { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the accounts' workspace directories; a plugin's filesystem grants resolve inside its account's one" },
+  { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
 ];
 
 export class ConfigError extends Error {
@@ -93,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!/^[a-z0-9_]{1,32}$/.test(clusterName)) problems.push(`PLATFORM_CLUSTER=${JSON.stringify(clusterName)}: use 1-32 lowercase letters, digits or _`);
   const seed = str('PLATFORM_SEED_DEMO', 'true');
   if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
+  const privateNetwork = str('PLATFORM_PLUGIN_PRIVATE_NETWORK', 'false');
+  if (privateNetwork !== 'true' && privateNetwork !== 'false') problems.push(`PLATFORM_PLUGIN_PRIVATE_NETWORK=${JSON.stringify(privateNetwork)}: expected true or false`);
   const config: PlatformConfig = {
     port,
     host: str('HOST', '127.0.0.1'),
@@ -111,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     actorIdleSeconds: int('PLATFORM_ACTOR_IDLE_SECONDS', 120, 1, 86_400),
     shutdownGraceMs: int('PLATFORM_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     seedDemo: seed !== 'false',
+    workspacesDir: path.resolve(cwd, str('PLATFORM_WORKSPACES_DIR', path.join(str('PLATFORM_DATA_DIR', './.platform'), 'workspaces'))),
+    pluginPrivateNetwork: privateNetwork === 'true',
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

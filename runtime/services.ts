@@ -112,11 +112,12 @@ export async function createServices(opts: {
   const admin = createAdmin({ store, actors, now, urls: u });
   host.timers.start();
   // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
-  // always leaves a thread for the others.
-  const threads = Math.max(2, availableParallelism());
+  // always leaves a thread for the others. One thread more than cores lets a tenant alone keep two calls in flight
+  // (its next call is ready when a worker finishes) without ever taking the last thread.
+  const threads = Math.max(3, availableParallelism() + 1);
   const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
-  const sandbox = createSandbox({ minThreads: 1, maxThreads: threads });
-  const invokeTool = createToolInvoker({ store, sandbox, lanes });
+  const sandbox = createSandbox({ threads });
+  const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
   return {
     lanes,
     sandbox,

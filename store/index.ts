@@ -9,6 +9,7 @@ import { capabilitiesRepo } from './capabilities-repo.ts';
 import { actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
 import { deviceSessionsRepo } from './device-sessions-repo.ts';
 import { settingsRepo } from './settings-repo.ts';
+import { pluginKvRepo } from './plugin-kv-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -18,6 +19,7 @@ export type * from './capabilities-repo.ts';
 export type * from './actor-snapshots-repo.ts';
 export type * from './device-sessions-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
+export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
 
 /** Every repository bound to one connection (the pool, or a transaction). */
 export function repositories(q: Queryable) {
@@ -32,6 +34,7 @@ export function repositories(q: Queryable) {
     timers: timersRepo(q),
     deviceSessions: deviceSessionsRepo(q),
     settings: settingsRepo(q),
+    pluginKv: pluginKvRepo(q),
   };
 }
 

@@ -34,11 +34,11 @@ export const noisyNeighbor: Scenario = {
     const wasm = await buildComponent({ wit: WIT, world: 'work', wat: WAT });
     const sig = Object.fromEntries(reflectComponent(wasm).functions.map((f) => [f.name, f.type]));
     const files = await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"'));
-    const sandbox = createSandbox({ minThreads: 2, maxThreads: 2 });
+    const sandbox = createSandbox({ threads: 2 });
     const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 1, queueCap: 100_000 });
     const loaded = sandbox.load('noisy', files);
     const call = (tenant: string, fn: string, args: Record<string, unknown>) =>
-      lanes.run(tenant, () => sandbox.invoke(loaded, { export: fn, signature: sig[fn]!, args, env: [], timeoutMs: 10_000 }));
+      lanes.run(tenant, () => sandbox.invoke(loaded, { tenant, export: fn, signature: sig[fn]!, args, timeoutMs: 10_000 }));
 
     // Open loop on purpose: B sends at its own pace, so a stalled lane shows up as latency rather than fewer calls.
     const sparseB = async (label: string): Promise<Measured> => {

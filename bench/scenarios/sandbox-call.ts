@@ -29,10 +29,10 @@ export const sandboxCall: Scenario = {
     const modules = Object.fromEntries(Object.entries(files).filter(([n]) => n.endsWith('.wasm')).map(([n, b]) => [n, new Wasm.Module(b)]));
     const inProcess = glue.instantiate((n) => modules[n], {}, (m, i) => new Wasm.Instance(m, i));
 
-    const sandbox = createSandbox({ minThreads: 2, maxThreads: 2 });
+    const sandbox = createSandbox({ threads: 2 });
     const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 2, queueCap: 1024 });
     const loaded = sandbox.load('bench', files);
-    const viaSandbox = () => lanes.run('tenant', () => sandbox.invoke(loaded, { export: 'add', signature, args: { a: 2, b: 40 }, env: [], timeoutMs: 5_000 }));
+    const viaSandbox = () => lanes.run('tenant', () => sandbox.invoke(loaded, { tenant: 'tenant', export: 'add', signature, args: { a: 2, b: 40 }, timeoutMs: 5_000 }));
     try {
       const [reference, sequential, parallel] = await measure(
         'sandbox-call',

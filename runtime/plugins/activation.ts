@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import type { Store } from '../../store/index.ts';
 import { isActorError } from '../actor-host/index.ts';
 import type { ActorSystem } from '../actor-system.ts';
+import type { Bus } from '../bus/index.ts';
 import { capMemory } from './memory-cap.ts';
 import { memoryBytes, type PluginConfig } from './plugin-config.ts';
 import { pluginVersionAddress } from './register-upload.ts';
+import { PLUGINS_CHANGED } from './invoke-tool.ts';
 
 export type ActivationErrorCode = 'ACTIVATION_NOT_FOUND' | 'ACTIVATION_NOT_ALLOWED' | 'ACTIVATION_FAILED';
 
@@ -21,10 +24,25 @@ export class ActivationError extends Error {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const PAGE = 64 * 1024;
 
+const TRANSPILE_WORKER = new URL('./transpile-worker.mjs', import.meta.url);
+
+/** jco's transpiler runs seconds of synchronous WebAssembly on a large component: it gets a thread of its own. */
+function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>): Promise<Record<string, Uint8Array>> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(TRANSPILE_WORKER, { workerData: { wasm, options } });
+    worker.once('message', (m: { ok: boolean; files?: Record<string, Uint8Array>; message?: string }) => {
+      void worker.terminate();
+      if (m.ok) resolve(m.files!);
+      else reject(new Error(m.message));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`the transpiler exited with code ${code}`)));
+  });
+}
+
 /** Transpiles a component to JS glue plus core modules, each module's memory capped at the plugin's limit. */
 export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig): Promise<Record<string, Uint8Array>> {
-  const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
-  const { files } = await transpileBytes(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false });
+  const files = await transpileOffThread(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false });
   const maxPages = Math.floor(memoryBytes(config.resources.limits.memory) / PAGE);
   const out: Record<string, Uint8Array> = {};
   for (const [name, bytes] of Object.entries(files)) {
@@ -40,7 +58,7 @@ export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig): 
  * version returns to dormant and the version that was active keeps serving.
  */
 export async function activateVersion(
-  deps: { store: Store; actors: ActorSystem },
+  deps: { store: Store; actors: ActorSystem; bus?: Bus },
   target: { accountId: string; capabilityId: string; version: number; by: string },
 ): Promise<{ active_version: number; artifacts: string }> {
   const { store, actors } = deps;
@@ -75,6 +93,8 @@ export async function activateVersion(
     await actors.ask(address, { type: 'ACTIVATION_FAILED', reason });
     throw new ActivationError('ACTIVATION_FAILED', `activation of version ${target.version} failed: ${reason}`);
   }
+  // Every node drops its cached view of the capability, so the next call dispatches to the new version.
+  deps.bus?.publish(PLUGINS_CHANGED, { accountId: target.accountId, capabilityId: target.capabilityId });
   await actors.ask(address, { type: 'ACTIVATED', artifactHashes: [manifestHash] });
   if (previous > 0 && previous !== target.version) {
     await actors.ask(pluginVersionAddress(target.accountId, target.capabilityId, previous), { type: 'SUPERSEDED' }).catch((err) => {

@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Store } from '../../store/index.ts';
+import type { Bus } from '../bus/index.ts';
 import { hasAuthority, type Caller } from '../identity/index.ts';
 import type { LaneScheduler } from '../lanes/index.ts';
-import type { InvokeOutcome, Sandbox } from '../sandbox/index.ts';
+import type { CallOutput, InvokeOutcome, KeyValueHandler, Sandbox, SandboxGrants } from '../sandbox/index.ts';
 import type { FuncType } from './component-reflect.ts';
 import type { JsonSchema } from './tool-schema.ts';
 import { timeoutMs, type PluginConfig } from './plugin-config.ts';
@@ -20,9 +24,25 @@ export class ToolCallError extends Error {
   }
 }
 
-export type ToolResult =
+export type ToolResult = (
   | { isError: false; value: unknown }
-  | { isError: true; kind: Exclude<InvokeOutcome, { ok: true }>['kind']; message: string; payload?: unknown };
+  | { isError: true; kind: Exclude<InvokeOutcome, { ok: true }>['kind']; message: string; payload?: unknown }
+) & { output?: CallOutput };
+
+/** Published on the bus when a capability's active version changes, so every node drops what it cached. */
+export const PLUGINS_CHANGED = 'plugins.changed';
+/** Bounds staleness should an invalidation be missed (a node briefly off the bus). */
+const ACTIVE_CACHE_MS = 5_000;
+
+interface ActiveVersion {
+  activeVersion: number;
+  tools: StoredTool[];
+  config: PluginConfig;
+  env: Record<string, string>;
+  artifactHash: string | null;
+  at: number;
+  grants?: { grants: Partial<SandboxGrants>; key: string };
+}
 
 interface StoredTool {
   name: string;
@@ -36,44 +56,127 @@ interface StoredTool {
  * against the tool's JSON Schema (jco coerces silently, so nothing unvalidated reaches it), the account's lane, then
  * the sandbox with the version's limits and granted environment.
  */
-export function createToolInvoker(deps: { store: Store; sandbox: Sandbox; lanes: LaneScheduler }) {
+export function createToolInvoker(deps: {
+  store: Store;
+  sandbox: Sandbox;
+  lanes: LaneScheduler;
+  bus?: Bus;
+  workspacesDir: string;
+  allowPrivateNetwork?: boolean;
+  now?: () => number;
+}) {
   const ajv = new Ajv({ strict: false, allErrors: true });
+  // Markers tool-schema.ts puts on 64-bit integers; the bounds are in minimum/maximum.
+  ajv.addFormat('int64', true).addFormat('uint64', true);
   const validators = new Map<string, ValidateFunction>();
+  const now = deps.now ?? Date.now;
+  const active = new Map<string, ActiveVersion>();
+  deps.bus?.subscribe(PLUGINS_CHANGED, (data) => {
+    const d = data as { accountId?: string; capabilityId?: string };
+    active.delete(`${d.accountId}/${d.capabilityId}`);
+  });
 
-  return async function invokeTool(caller: Caller, capabilityId: string, toolName: string, args: unknown): Promise<ToolResult> {
-    if (!hasAuthority(caller.role, 'execute')) throw new ToolCallError('TOOL_FORBIDDEN', `the ${caller.role} role lacks execute authority`);
-    const { rows } = await deps.store.db.query<{ active_version: number; tools: StoredTool[]; config: PluginConfig; env: Record<string, string>; artifact_hash: string | null }>(
+  async function activeVersion(accountId: string, capabilityId: string): Promise<ActiveVersion | null> {
+    const key = `${accountId}/${capabilityId}`;
+    const hit = active.get(key);
+    if (hit && now() - hit.at < ACTIVE_CACHE_MS) return hit;
+    const { rows } = await deps.store.db.query<{ active_version: number; tools: StoredTool[] | null; config: PluginConfig | null; env: Record<string, string> | null; artifact_hash: string | null }>(
       `select c.active_version, v.tools, v.config, v.env, v.artifact_hash
        from capabilities c left join capability_versions v on v.capability_id = c.id and v.account_id = c.account_id and v.version_number = c.active_version
        where c.account_id = $1 and c.id = $2`,
-      [caller.accountId, capabilityId],
+      [accountId, capabilityId],
     );
     const row = rows[0];
-    if (!row) throw new ToolCallError('TOOL_NOT_FOUND', `no capability ${capabilityId}`);
-    if (Number(row.active_version) === 0 || !row.artifact_hash) {
+    if (!row) return null;
+    const entry: ActiveVersion = {
+      activeVersion: Number(row.active_version),
+      tools: row.tools ?? [],
+      config: row.config!,
+      env: row.env ?? {},
+      artifactHash: row.artifact_hash,
+      at: now(),
+    };
+    // Only a serving version is kept: a plugin being activated elsewhere must not look inactive here for long.
+    if (entry.activeVersion > 0 && entry.artifactHash) active.set(key, entry);
+    return entry;
+  }
+
+  function grantsOf(accountId: string, v: ActiveVersion): { grants: Partial<SandboxGrants>; key: string } {
+    if (v.grants) return v.grants;
+    const p = v.config.permissions;
+    const fs = p.filesystem.allow;
+    let workspace: string | null = null;
+    if (fs.length) {
+      workspace = path.join(deps.workspacesDir, accountId);
+      mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    }
+    const grants: SandboxGrants = {
+      env: Object.entries(v.env).filter(([k]) => p.environment.allow.some((a) => a.key === k)),
+      config: Object.entries(v.config.config ?? {}),
+      hosts: p.network.allow.map((a) => a.host),
+      fs,
+      workspace,
+      allowPrivate: deps.allowPrivateNetwork === true,
+    };
+    return (v.grants = { grants, key: createHash('sha256').update(JSON.stringify(grants)).digest('base64url') });
+  }
+
+  function keyValue(accountId: string, capabilityId: string): KeyValueHandler {
+    const kv = deps.store.pluginKv;
+    return async (op, args) => {
+      const [bucket, key] = args as [string, string];
+      switch (op) {
+        case 'get': {
+          const v = await kv.get(accountId, capabilityId, bucket, key);
+          return v === null ? null : new Uint8Array(v);
+        }
+        case 'set':
+          return kv.set(accountId, capabilityId, bucket, key, args[2] as Uint8Array);
+        case 'delete':
+          return kv.delete(accountId, capabilityId, bucket, key);
+        case 'exists':
+          return kv.exists(accountId, capabilityId, bucket, key);
+        case 'list':
+          return kv.list(accountId, capabilityId, bucket, (args[1] as string | null) ?? null);
+        default:
+          throw new Error(`unknown key-value operation ${op}`);
+      }
+    };
+  }
+
+  return async function invokeTool(caller: Caller, capabilityId: string, toolName: string, args: unknown): Promise<ToolResult> {
+    if (!hasAuthority(caller.role, 'execute')) throw new ToolCallError('TOOL_FORBIDDEN', `the ${caller.role} role lacks execute authority`);
+    const v = await activeVersion(caller.accountId, capabilityId);
+    if (!v) throw new ToolCallError('TOOL_NOT_FOUND', `no capability ${capabilityId}`);
+    if (v.activeVersion === 0 || !v.artifactHash) {
       throw new ToolCallError('TOOL_NOT_ACTIVE', 'the plugin has no activated version (active_version 0): activate a version first');
     }
-    const tool = row.tools.find((t) => t.name === toolName);
+    const tool = v.tools.find((t) => t.name === toolName);
     if (!tool?.signature) throw new ToolCallError('TOOL_NOT_FOUND', `no tool ${toolName} in the active version`);
-    const vkey = `${row.artifact_hash}:${toolName}`;
+    const vkey = `${v.artifactHash}:${toolName}`;
     let validate = validators.get(vkey);
     if (!validate) validators.set(vkey, (validate = ajv.compile(tool.inputSchema)));
     if (!validate(args ?? {})) {
       const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
       throw new ToolCallError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);
     }
-    const artifacts = await load(row.artifact_hash);
+    const artifacts = await load(v.artifactHash);
+    const granted = grantsOf(caller.accountId, v);
     const outcome = await deps.lanes.run(caller.accountId, () =>
       deps.sandbox.invoke(artifacts, {
+        tenant: `${caller.accountId}/${capabilityId}`,
         export: tool.export,
         signature: tool.signature,
         args: (args ?? {}) as Record<string, unknown>,
-        env: Object.entries(row.env).filter(([k]) => row.config.permissions.environment.allow.some((a) => a.key === k)),
-        timeoutMs: timeoutMs(row.config.resources.limits.timeout),
+        grants: granted.grants,
+        grantsKey: granted.key,
+        keyValue: keyValue(caller.accountId, capabilityId),
+        timeoutMs: timeoutMs(v.config.resources.limits.timeout),
       }),
     );
-    if (outcome.ok) return { isError: false, value: outcome.value };
-    return { isError: true, kind: outcome.kind, message: outcome.message, ...('payload' in outcome ? { payload: outcome.payload } : {}) };
+    const output = outcome.output ? { output: outcome.output } : {};
+    if (outcome.ok) return { isError: false, value: outcome.value, ...output };
+    return { isError: true, kind: outcome.kind, message: outcome.message, ...('payload' in outcome ? { payload: outcome.payload } : {}), ...output };
   };
 
   async function load(manifestHash: string) {

@@ -34,7 +34,8 @@ function writeU32(n: number): number[] {
 
 export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
   if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
-  const out: number[] = [...module.subarray(0, 8)];
+  // Sections are copied as slices: a JS engine component's code section is megabytes long.
+  const out: Uint8Array[] = [module.subarray(0, 8)];
   let pos = 8;
   while (pos < module.length) {
     const id = module[pos++]!;
@@ -43,7 +44,7 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
     const end = pos + size;
     if (end > module.length) throw new MemoryCapError('a section runs past the end of the core module');
     if (id !== 5) {
-      out.push(id, ...writeU32(size), ...module.subarray(pos, end));
+      out.push(Uint8Array.from([id, ...writeU32(size)]), module.subarray(pos, end));
       pos = end;
       continue;
     }
@@ -61,8 +62,8 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
       body.push(flags | 0x01, ...writeU32(min), ...writeU32(maxPages));
     }
     if (p !== end) throw new MemoryCapError('malformed memory section');
-    out.push(5, ...writeU32(body.length), ...body);
+    out.push(Uint8Array.from([5, ...writeU32(body.length), ...body]));
     pos = end;
   }
-  return Uint8Array.from(out);
+  return new Uint8Array(Buffer.concat(out));
 }

@@ -13,6 +13,8 @@ export interface PluginConfig {
     environment: { allow: { key: string }[] };
   };
   resources: { limits: { memory: string; timeout: string } };
+  /** Values the plugin reads through wasi:config (not secrets: those belong in the archive's `.env`). */
+  config: Record<string, string>;
 }
 
 export const DEFAULT_LIMITS = { memory: '64Mi', timeout: '5s' } as const;
@@ -68,7 +70,8 @@ const schema = {
                 additionalProperties: false,
                 required: ['uri', 'access'],
                 properties: {
-                  uri: { type: 'string', minLength: 1, maxLength: 500 },
+                  // Paths inside the account's workspace: `fs://data/**`; no way up and out of it.
+                  uri: { type: 'string', minLength: 6, maxLength: 500, pattern: '^fs://(?!(.*/)?\\.\\.(/|$))[^\\s]*$' },
                   access: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['read', 'write'] } },
                 },
               },
@@ -87,6 +90,12 @@ const schema = {
           },
         },
       },
+    },
+    config: {
+      type: 'object',
+      maxProperties: 100,
+      propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+      additionalProperties: { type: 'string', maxLength: 4096 },
     },
     resources: {
       type: 'object',
@@ -110,6 +119,7 @@ function describe(e: ErrorObject): string {
   if (e.keyword === 'const' && e.instancePath === '/schema_version') return '/schema_version: must be the string "1.0"';
   if (e.keyword === 'pattern' && e.instancePath.endsWith('/memory')) return `${at}: must be a size like 64Mi (Ki, Mi or Gi)`;
   if (e.keyword === 'pattern' && e.instancePath.endsWith('/timeout')) return `${at}: must be a duration like 5s (ms, s or m)`;
+  if (e.keyword === 'pattern' && e.instancePath.endsWith('/uri')) return `${at}: must be a workspace path like fs://data/** (no "..")`;
   return `${at}: ${e.message}`;
 }
 
@@ -153,6 +163,7 @@ export function parsePluginConfig(text: string): PluginConfig {
       environment: { allow: c.permissions?.environment?.allow ?? [] },
     },
     resources: { limits },
+    config: c.config ?? {},
   };
 }
 

@@ -1,2 +1,2 @@
-export { createSandbox, type Sandbox, type InvokeOutcome, type LoadedArtifacts } from './sandbox.ts';
+export { createSandbox, type Sandbox, type InvokeOutcome, type LoadedArtifacts, type SandboxGrants, type KeyValueHandler, type CallOutput } from './sandbox.ts';
 export { toGuest, fromGuest, camel } from './values.ts';

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { FuncType } from '../plugins/component-reflect.ts';
 import { camel, fromGuest, toGuest } from './values.ts';
@@ -10,12 +12,40 @@ export interface LoadedArtifacts {
   key: string;
   glue: Uint8Array;
   modules: Record<string, unknown>;
+  /** The component imports wasi:keyvalue, so its calls need a bridge to the tenant's store. */
+  usesKeyValue: boolean;
 }
 
-export type InvokeOutcome =
+/** What one call may reach (deny by default; see worker-grants.mjs). */
+export interface SandboxGrants {
+  env: [string, string][];
+  /** wasi:config values. */
+  config: [string, string][];
+  /** wasi:http hosts (`api.example.com`, `*.example.com`, optionally `:port`). */
+  hosts: string[];
+  /** Filesystem rules over paths in the workspace (`fs://data/**`). */
+  fs: { uri: string; access: ('read' | 'write')[] }[];
+  /** The tenant's workspace directory on this node, preopened as the guest's `/` (null: no filesystem). */
+  workspace: string | null;
+  /** Operator switch for development: lets plugins reach loopback and private addresses. */
+  allowPrivate: boolean;
+}
+
+/** Serves wasi:keyvalue operations of one call from the tenant's store. */
+export type KeyValueHandler = (op: string, args: unknown[]) => Promise<unknown>;
+
+export interface CallOutput {
+  stdout: string;
+  stderr: string;
+  /** Output past the per-call cap was dropped. */
+  truncated: boolean;
+}
+
+export type InvokeOutcome = (
   | { ok: true; value: unknown }
   | { ok: false; kind: 'component-error'; payload: unknown; message: string }
-  | { ok: false; kind: 'timeout' | 'trap' | 'exit' | 'instantiate' | 'error'; message: string };
+  | { ok: false; kind: 'timeout' | 'trap' | 'exit' | 'instantiate' | 'error'; message: string }
+) & { output?: CallOutput };
 
 interface WorkerReply {
   ok: boolean;
@@ -23,6 +53,8 @@ interface WorkerReply {
   kind?: string;
   message?: string;
   payload?: unknown;
+  output?: CallOutput;
+  missing?: boolean;
 }
 
 const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown } }).WebAssembly;
@@ -31,17 +63,44 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Arr
  * Piscina worker threads that run plugin calls. A call past its timeout is aborted by terminating its worker (the
  * only way to stop a wasm loop); Piscina replaces the worker and other calls go on. Wasm linear memory is capped in
  * the modules themselves (see memory-cap.ts); the JS heap of each worker is capped here.
+ *
+ * The pool has a fixed size: the lanes hand out one slot per thread, so every slot must have a live worker behind
+ * it. A call that cost its worker (a timeout, a worker out of memory) returns only once the replacement is ready,
+ * so the tenant at fault holds its lane slot through the respawn and its neighbours never wait for one.
  */
-export function createSandbox(opts: { minThreads?: number; maxThreads?: number; maxHeapMb?: number } = {}) {
+export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
+  const threads = opts.threads ?? 2;
+  // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order.
+  const awaitingReplacement: (() => void)[] = [];
   // Workers start on the first call: a node that never runs a plugin spends nothing on them.
   let piscina: Piscina | null = null;
-  const pool = () =>
-    (piscina ??= new Piscina({
+  const pool = () => {
+    if (piscina) return piscina;
+    piscina = new Piscina({
       filename: WORKER_FILE,
-      minThreads: opts.minThreads ?? 1,
-      maxThreads: opts.maxThreads ?? 2,
+      minThreads: threads,
+      maxThreads: threads,
+      // Per-task timing histograms cost every call and nothing reads them (the lanes keep their own figures).
+      recordTiming: false,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
-    }));
+    });
+    piscina.on('workerCreate', () => awaitingReplacement.shift()?.());
+    return piscina;
+  };
+  const replacement = (limitMs = 5_000) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      // Bounded: a pool being closed never replaces its workers.
+      const timer = setTimeout(() => {
+        const i = awaitingReplacement.indexOf(done);
+        if (i >= 0) awaitingReplacement.splice(i, 1);
+        resolve();
+      }, limitMs);
+      awaitingReplacement.push(done);
+    });
   const compiled = new Map<string, LoadedArtifacts>();
 
   return {
@@ -54,38 +113,78 @@ export function createSandbox(opts: { minThreads?: number; maxThreads?: number; 
         for (const [name, bytes] of Object.entries(files)) if (name.endsWith('.wasm')) modules[name] = new Wasm.Module(bytes);
         const glue = files['plugin.js'];
         if (!glue) throw new Error(`artifacts ${key} have no plugin.js`);
-        compiled.set(key, (a = { key, glue, modules }));
+        const usesKeyValue = Buffer.from(glue).includes('wasi:keyvalue/store');
+        compiled.set(key, (a = { key, glue, modules, usesKeyValue }));
       }
       return a;
     },
-    async invoke(a: LoadedArtifacts, call: { export: string; signature: FuncType; args: Record<string, unknown>; env: [string, string][]; timeoutMs: number }): Promise<InvokeOutcome> {
+    async invoke(
+      a: LoadedArtifacts,
+      call: {
+        tenant: string;
+        export: string;
+        signature: FuncType;
+        args: Record<string, unknown>;
+        grants?: Partial<SandboxGrants>;
+        /** A stable key of `grants` (instances are cached per grants), when the caller has one at hand. */
+        grantsKey?: string;
+        timeoutMs: number;
+        keyValue?: KeyValueHandler;
+      },
+    ): Promise<InvokeOutcome> {
       const [iface, func] = call.export.includes('#') ? (call.export.split('#') as [string, string]) : [null, call.export];
       const args = call.signature.params.map(([name, t]) => toGuest(call.args[name] ?? null, t));
+      const grants: SandboxGrants = { env: [], config: [], hosts: [], fs: [], workspace: null, allowPrivate: false, ...call.grants };
+      const bridge = a.usesKeyValue && call.keyValue ? openBridge(call.keyValue) : null;
+      // Calls carry only the keys of the code and the grants; a worker that lacks either asks for them once.
+      const task = {
+        key: a.key,
+        iface,
+        func: camel(func),
+        args,
+        tenant: call.tenant,
+        grantsKey: call.grantsKey ?? createHash('sha256').update(JSON.stringify(grants)).digest('base64url'),
+        ...(bridge ? { bridge: { port: bridge.remote, flag: bridge.flag } } : {}),
+      };
+      // A timer cleared on completion rather than AbortSignal.timeout, whose timers outlive the call.
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), call.timeoutMs);
       let reply: WorkerReply;
       try {
-        reply = await pool().run(
-          { key: a.key, glue: a.glue, modules: a.modules, iface, func: camel(func), args, env: call.env, envKey: JSON.stringify(call.env) },
-          { signal: AbortSignal.timeout(call.timeoutMs) },
-        );
+        const withCode = { ...task, glue: a.glue, modules: a.modules, grants };
+        if (bridge) {
+          // The bridge's port moves with the task, so this call cannot be retried: send the code along.
+          reply = await pool().run(withCode, { signal: abort.signal, transferList: [bridge.remote] });
+        } else {
+          reply = await pool().run(task, { signal: abort.signal });
+          // A worker that has not seen this version yet asks for its compiled code, once.
+          if (reply.missing) reply = await pool().run(withCode, { signal: abort.signal });
+        }
       } catch (err) {
+        // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
+        await replacement();
         if ((err as Error).name === 'AbortError' || /abort/i.test((err as Error).message)) {
           return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
         }
-        return { ok: false, kind: 'trap', message: (err as Error).message };
+        return { ok: false, kind: 'trap', message: workerFailure(err as Error) };
+      } finally {
+        clearTimeout(timer);
+        bridge?.close();
       }
+      const output = reply.output ? { output: reply.output } : {};
       const result = call.signature.result;
       if (reply.ok) {
         if (result !== null && typeof result === 'object' && 'result' in result) {
-          return { ok: true, value: result.result.ok === null ? null : fromGuest(reply.value, result.result.ok) };
+          return { ok: true, value: result.result.ok === null ? null : fromGuest(reply.value, result.result.ok), ...output };
         }
-        return { ok: true, value: result === null ? null : fromGuest(reply.value, result) };
+        return { ok: true, value: result === null ? null : fromGuest(reply.value, result), ...output };
       }
       if (reply.kind === 'component-error') {
         const errType = result !== null && typeof result === 'object' && 'result' in result ? result.result.err : null;
         const payload = errType === null ? null : fromGuest(reply.payload, errType);
-        return { ok: false, kind: 'component-error', payload, message: typeof payload === 'string' ? payload : JSON.stringify(payload) };
+        return { ok: false, kind: 'component-error', payload, message: typeof payload === 'string' ? payload : JSON.stringify(payload), ...output };
       }
-      return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed' };
+      return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed', ...output };
     },
     stats: () => ({ threads: piscina?.threads.length ?? 0, queued: piscina?.queueSize ?? 0, completed: piscina?.completed ?? 0 }),
     close: async () => {
@@ -96,3 +195,32 @@ export function createSandbox(opts: { minThreads?: number; maxThreads?: number; 
 }
 
 export type Sandbox = ReturnType<typeof createSandbox>;
+
+function workerFailure(err: Error & { code?: string }): string {
+  if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') return 'the call ran out of memory (the sandbox heap limit) and was stopped';
+  return err.message;
+}
+
+/**
+ * The main-thread end of a call's wasi:keyvalue bridge: the worker posts a request and blocks on `flag`; the reply
+ * is posted before the flag is raised, so the worker reads it synchronously off its port.
+ */
+function openBridge(handler: KeyValueHandler) {
+  const { port1, port2 } = new MessageChannel();
+  const flag = new SharedArrayBuffer(4);
+  const cell = new Int32Array(flag);
+  port1.on('message', (req: { op: string; args: unknown[] }) => {
+    handler(req.op, req.args).then(
+      (value) => port1.postMessage({ value }),
+      (err: unknown) => port1.postMessage({ error: err instanceof Error ? err.message : String(err) }),
+    ).finally(() => {
+      Atomics.store(cell, 0, 1);
+      Atomics.notify(cell, 0);
+    });
+  });
+  return {
+    remote: port2,
+    flag,
+    close: () => port1.close(),
+  };
+}

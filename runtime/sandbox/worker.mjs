@@ -1,74 +1,84 @@
 // The sandbox worker (Piscina). Plain JavaScript: worker threads do not go through the TypeScript loader.
-// It instantiates a transpiled component once per artifact set and calls one export per task. Imports are only
-// what the platform grants: the allowed environment, a wasi:cli/exit that cannot end the worker, random and clocks.
-import * as random from '@bytecodealliance/preview2-shim/random';
-import * as clocks from '@bytecodealliance/preview2-shim/clocks';
+// It instantiates a transpiled component once per (tenant, plugin, grants) and calls one export per task, with the
+// imports of worker-grants.mjs: nothing is reachable that the version's permissions do not grant.
+import { callExtension } from '@bytecodealliance/preview2-shim/io-worker';
+import { GuestExit, call, compileFsPolicy, grantedImports } from './worker-grants.mjs';
 
-const glueCache = new Map();
+// Compiled artifacts by key: sent once per worker (the worker asks for them), not with every call.
+const artifacts = new Map();
 const instances = new Map();
+// What each grants key allows, with its filesystem rules compiled: sent once per worker, like the code.
+const grantsByKey = new Map();
+let egressMode = null;
+const EMPTY = Buffer.alloc(0);
 
-class GuestExit extends Error {}
-
-function importsFor(env) {
-  return {
-    'wasi:cli/environment': {
-      getEnvironment: () => env,
-      getArguments: () => [],
-      initialCwd: () => undefined,
-    },
-    'wasi:cli/exit': {
-      exit: (status) => {
-        throw new GuestExit(`the plugin called exit (${status?.tag === 'err' ? 'error' : 'ok'})`);
-      },
-      exitWithCode: (code) => {
-        throw new GuestExit(`the plugin called exit (${code})`);
-      },
-    },
-    'wasi:random/random': random.random,
-    'wasi:random/insecure': random.insecure,
-    'wasi:random/insecure-seed': random.insecureSeed,
-    'wasi:clocks/wall-clock': clocks.wallClock,
-    'wasi:clocks/monotonic-clock': clocks.monotonicClock,
-  };
+// HTTP requests are made in preview2-shim's IO worker; the guard installed there checks every address it connects to.
+function configureEgress(allowPrivate) {
+  if (egressMode === allowPrivate) return;
+  callExtension(new URL('./egress-guard.mjs', import.meta.url), 'configure', [allowPrivate]);
+  egressMode = allowPrivate;
 }
 
-async function instance(task) {
-  const key = `${task.key}:${task.envKey}`;
+async function instance(task, key) {
   const cached = instances.get(key);
   if (cached) return cached;
-  let glue = glueCache.get(task.key);
-  if (!glue) {
-    glue = await import(`data:text/javascript;base64,${Buffer.from(task.glue).toString('base64')}`);
-    glueCache.set(task.key, glue);
-  }
-  const provided = importsFor(task.env);
+  const { glue, modules } = artifacts.get(task.key);
+  const provided = grantedImports(grantsByKey.get(task.grantsKey).grants);
   const imports = new Proxy(provided, {
     get(target, name) {
       if (typeof name === 'string' && !(name in target)) throw new Error(`the sandbox does not provide ${name}`);
       return target[name];
     },
   });
-  const inst = glue.instantiate((name) => task.modules[name], imports, (m, i) => new WebAssembly.Instance(m, i));
+  const inst = glue.instantiate((name) => modules[name], imports, (m, i) => new WebAssembly.Instance(m, i));
   instances.set(key, inst);
   return inst;
 }
 
+function output() {
+  const o = call.out;
+  if (!o || !o.written) return undefined;
+  return { stdout: o.stdout.toString('utf8'), stderr: o.stderr.toString('utf8'), truncated: o.truncated };
+}
+
 export default async function invoke(task) {
-  let inst;
-  try {
-    inst = await instance(task);
-  } catch (err) {
-    return { ok: false, kind: 'instantiate', message: String(err?.message ?? err) };
+  if (!artifacts.has(task.key) || !grantsByKey.has(task.grantsKey)) {
+    if (!task.glue || !task.grants) return { missing: true };
+    if (!artifacts.has(task.key)) {
+      const glue = await import(`data:text/javascript;base64,${Buffer.from(task.glue).toString('base64')}`);
+      artifacts.set(task.key, { glue, modules: task.modules });
+    }
+    if (!grantsByKey.has(task.grantsKey)) grantsByKey.set(task.grantsKey, { grants: task.grants, fs: compileFsPolicy(task.grants.fs) });
   }
-  const target = task.iface ? inst[task.iface] : inst;
-  const fn = target?.[task.func];
-  if (typeof fn !== 'function') return { ok: false, kind: 'error', message: `export ${task.iface ? `${task.iface}#` : ''}${task.func} not found` };
+  // A version's compiled code is shared, its instances never are: state left in guest memory stays with its tenant.
+  const key = `${task.tenant}\u0000${task.key}\u0000${task.grantsKey}`;
+  const granted = grantsByKey.get(task.grantsKey);
+  call.fs = granted.fs;
+  call.hosts = granted.grants.hosts;
+  call.allowPrivate = granted.grants.allowPrivate;
+  call.bridge = task.bridge ?? null;
+  call.out = { stdout: EMPTY, stderr: EMPTY, truncated: false, written: false };
   try {
-    return { ok: true, value: fn(...task.args) };
-  } catch (err) {
-    if (err && typeof err === 'object' && 'payload' in err) return { ok: false, kind: 'component-error', payload: err.payload };
-    // A trap or an exit leaves the instance in an unknown state: it is never used again.
-    instances.delete(`${task.key}:${task.envKey}`);
-    return { ok: false, kind: err instanceof GuestExit ? 'exit' : 'trap', message: String(err?.message ?? err) };
+    if (granted.grants.hosts.length) configureEgress(granted.grants.allowPrivate);
+    let inst;
+    try {
+      inst = await instance(task, key);
+    } catch (err) {
+      return { ok: false, kind: 'instantiate', message: String(err?.message ?? err) };
+    }
+    const target = task.iface ? inst[task.iface] : inst;
+    const fn = target?.[task.func];
+    if (typeof fn !== 'function') return { ok: false, kind: 'error', message: `export ${task.iface ? `${task.iface}#` : ''}${task.func} not found` };
+    try {
+      return { ok: true, value: await fn(...task.args), output: output() };
+    } catch (err) {
+      if (err && typeof err === 'object' && 'payload' in err) return { ok: false, kind: 'component-error', payload: err.payload, output: output() };
+      // A trap or an exit leaves the instance in an unknown state: it is never used again.
+      instances.delete(key);
+      return { ok: false, kind: err instanceof GuestExit ? 'exit' : 'trap', message: String(err?.message ?? err), output: output() };
+    }
+  } finally {
+    call.bridge = null;
+    call.out = null;
   }
 }

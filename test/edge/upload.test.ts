@@ -53,6 +53,13 @@ describe('POST /v1/capabilities/upload', () => {
   }, 60_000);
   afterAll(() => p.close());
 
+  it('[LIMIT-02] the upload route has no rate limit: 40 uploads in a burst are all registered', async () => {
+    const archive = await pack([...calcEntries(), { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: burst }' }]);
+    const results = await Promise.all(Array.from({ length: 40 }, () => upload([{ body: archive, filename: 'burst.npack' }])));
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
+    expect(new Set(results.map((r) => r.json.data.version)).size).toBe(40);
+  });
+
   it('[UPLOAD-01] [UPLOAD-06] [UPLOAD-07] [UPLOAD-09] [UPLOAD-10] [UPLOAD-11] [UPLOAD-13] [UPLOAD-17] [UPLOAD-18] [UPLOAD-19] [UPLOAD-21] registers a plugin from a full archive', async () => {
     const res = await upload([
       {

@@ -34,7 +34,10 @@ export async function startTestPlatform(opts: { driver?: DriverName; clock?: Clo
         body = JSON.stringify(o.json);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await request(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const send = () => request(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+      // A pooled keep-alive socket the server closed while idle (after a long synchronous step in the node, such as
+      // transpiling a large component) fails before the request is read: sending again is what HTTP clients do.
+      const res = await send().catch((err: { code?: string }) => (err.code === 'ECONNRESET' ? send() : Promise.reject(err)));
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers as Record<string, string | string[] | undefined>, text, json: parseJsonOrUndefined(text) };
     },

@@ -70,6 +70,17 @@ package acme:secrets@1.0.0 { interface vault { read: func(k: string) -> string; 
     );
   });
 
+  it('admits type-only imports: a world-level type carries no capability', async () => {
+    const wit = `package acme:geo;
+world plugin {
+  record point { x: u32, y: u32 }
+  export norm: func(p: point) -> u32;
+}`;
+    const a = admitComponent(await buildComponent({ wit, world: 'plugin' }), 'geo', []);
+    expect(a.imports).toEqual(['point']);
+    expect(a.tools.map((t) => t.name)).toEqual(['geo_norm']);
+  });
+
   it('rejects a component that exports no callable function', async () => {
     const wit = `package acme:none;
 world plugin { import wasi:random/random@0.2.3; }

@@ -22,6 +22,21 @@ describe('memory cap', () => {
     expect(grow(capMemory(core, 4))(4)).toBe(-1);
   });
 
+  it('rewrites modules of many megabytes (a JS engine component) without copying them byte by byte', async () => {
+    const core = await parse(GROWER);
+    // A 16 MiB custom section after the module's own sections: id 0, size, name "big", payload.
+    const payload = new Uint8Array(16 * 1024 * 1024);
+    const name = [3, 0x62, 0x69, 0x67];
+    const size = payload.length + name.length;
+    const leb = [(size & 0x7f) | 0x80, ((size >> 7) & 0x7f) | 0x80, ((size >> 14) & 0x7f) | 0x80, (size >> 21) & 0x7f];
+    const big = new Uint8Array(Buffer.concat([core, Uint8Array.from([0, ...leb, ...name]), payload]));
+    const capped = capMemory(big, 2);
+    expect(capped.length).toBe(big.length + 1);
+    const grow = new Wasm.Instance(new Wasm.Module(capped)).exports.grow as (n: number) => number;
+    expect(grow(1)).toBe(1);
+    expect(grow(1)).toBe(-1);
+  });
+
   it('refuses a module that needs more memory at start than the cap, and non-modules', async () => {
     const big = await parse('(module (memory 10))');
     expect(() => capMemory(big, 9)).toThrow(MemoryCapError);

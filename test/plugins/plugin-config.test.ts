@@ -29,7 +29,25 @@ resources: { limits: { memory: 128Mi, timeout: 10s } }
       metadata: {},
       permissions: { network: { allow: [] }, filesystem: { allow: [] }, environment: { allow: [] } },
       resources: { limits: { memory: '64Mi', timeout: '5s' } },
+      config: {},
     });
+  });
+
+  it('reads the wasi:config values and bounds them', () => {
+    expect(parsePluginConfig('schema_version: "1.0"\nconfig: { greeting: hello, api.base: "https://x" }').config).toEqual({ greeting: 'hello', 'api.base': 'https://x' });
+    expect(problemsOf(`schema_version: "1.0"\nconfig: { k: "${'v'.repeat(4096)}" }`)).toEqual([]);
+    expect(problemsOf(`schema_version: "1.0"\nconfig: { k: "${'v'.repeat(4097)}" }`)[0]).toMatch(/^\/config\/k: /);
+    expect(problemsOf('schema_version: "1.0"\nconfig: { k: 3 }')[0]).toMatch(/^\/config\/k: must be string/);
+    expect(problemsOf('schema_version: "1.0"\nconfig: { "bad key": x }')[0]).toMatch(/^\/config/);
+  });
+
+  it('keeps filesystem URIs inside the workspace', () => {
+    const ok = (uri: string) => problemsOf(`schema_version: "1.0"\npermissions: { filesystem: { allow: [{ uri: "${uri}", access: [read] }] } }`);
+    expect(ok('fs://data/**')).toEqual([]);
+    expect(ok('fs://a..b/*.txt')).toEqual([]);
+    for (const bad of ['fs://../etc/**', 'fs://data/../../x', '/etc/passwd', 'file:///etc/passwd']) {
+      expect(ok(bad)).toEqual(['/permissions/filesystem/allow/0/uri: must be a workspace path like fs://data/** (no "..")']);
+    }
   });
 
   it('requires schema_version to be the string "1.0"', () => {

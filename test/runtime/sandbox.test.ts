@@ -11,6 +11,9 @@ world hostile {
   export grow: func(pages: s32) -> s32;
   export quit: func();
   export wide: func(a: u64) -> u64;
+  export bump: func() -> s32;
+  export boom: func();
+  export names: func(n: u32) -> list<string>;
 }
 package wasi:cli@0.2.3 { interface exit { exit: func(status: result); } }`;
 
@@ -21,21 +24,42 @@ const WAT = `(module
   (func (export "spin") (loop $l (br $l)))
   (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
   (func (export "quit") i32.const 1 call $exit)
-  (func (export "wide") (param i64) (result i64) local.get 0 i64.const 1 i64.add))`;
+  (func (export "wide") (param i64) (result i64) local.get 0 i64.const 1 i64.add)
+  (global $n (mut i32) (i32.const 0))
+  (func (export "bump") (result i32) global.get $n i32.const 1 i32.add global.set $n global.get $n)
+  (func (export "boom") unreachable)
+  ;; n strings of 16 bytes that all point at the same bytes: little wasm memory, n strings on the host's JS heap.
+  (data (i32.const 16) "abcdefghijklmnop")
+  (func (export "names") (param $n i32) (result i32) (local $i i32) (local $at i32)
+    (if (i32.lt_s (memory.grow (i32.add (i32.shr_u (i32.mul (local.get $n) (i32.const 8)) (i32.const 16)) (i32.const 1))) (i32.const 0))
+      (then unreachable))
+    (local.set $at (i32.const 65536))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (i32.store (local.get $at) (i32.const 16))
+      (i32.store offset=4 (local.get $at) (i32.const 16))
+      (local.set $at (i32.add (local.get $at) (i32.const 8)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (i32.store (i32.const 0) (i32.const 65536))
+    (i32.store (i32.const 4) (local.get $n))
+    (i32.const 0)))`;
 
 describe('sandbox (Piscina workers)', () => {
   let sandbox: Sandbox;
   let loaded: LoadedArtifacts;
+  let roomy: LoadedArtifacts;
   let sig: Record<string, ReturnType<typeof reflectComponent>['functions'][number]['type']>;
   const call = (fn: string, args: Record<string, unknown> = {}, timeoutMs = 1_000) =>
-    sandbox.invoke(loaded, { export: fn, signature: sig[fn]!, args, env: [], timeoutMs });
+    sandbox.invoke(loaded, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
 
   beforeAll(async () => {
     const wasm = await buildComponent({ wit: WIT, world: 'hostile', wat: WAT });
     sig = Object.fromEntries(reflectComponent(wasm).functions.map((f) => [f.name, f.type]));
     const files = await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"\nresources: { limits: { memory: 128Ki } }'));
-    sandbox = createSandbox({ minThreads: 1, maxThreads: 2 });
+    sandbox = createSandbox({ threads: 2, maxHeapMb: 64 });
     loaded = sandbox.load('hostile-1', files);
+    roomy = sandbox.load('hostile-roomy', await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"\nresources: { limits: { memory: 64Mi } }')));
   }, 60_000);
   afterAll(() => sandbox?.close());
 
@@ -63,4 +87,23 @@ describe('sandbox (Piscina workers)', () => {
     expect(await call('quit')).toMatchObject({ ok: false, kind: 'exit' });
     expect(await call('add', { a: 3, b: 4 })).toEqual({ ok: true, value: 7 });
   });
+
+  it('discards an instance that trapped: the next call gets a fresh one', async () => {
+    expect(await call('bump')).toEqual({ ok: true, value: 1 });
+    expect(await call('bump')).toEqual({ ok: true, value: 2 });
+    expect(await call('boom')).toMatchObject({ ok: false, kind: 'trap' });
+    // The state the trapped instance held is gone with it.
+    expect(await call('bump')).toEqual({ ok: true, value: 1 });
+  });
+
+  it('holds the JS heap of a worker to its limit: a result too big for it fails the call, not the process', async () => {
+    const names = (n: number) => sandbox.invoke(roomy, { tenant: 't', export: 'names', signature: sig.names!, args: { n }, timeoutMs: 30_000 });
+    // Under the heap limit: a thousand strings come back.
+    const small = await names(1000);
+    expect(small).toMatchObject({ ok: true });
+    expect((small as { value: string[] }).value).toHaveLength(1000);
+    // Three million strings (~120 MB of JS heap) need more than the 64 MB the worker may use.
+    expect(await names(3_000_000)).toMatchObject({ ok: false, kind: 'trap', message: expect.stringMatching(/out of memory/) });
+    expect(await call('add', { a: 5, b: 6 })).toEqual({ ok: true, value: 11 });
+  }, 60_000);
 });
