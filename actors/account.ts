@@ -24,7 +24,9 @@ export type AccountEvent =
   | { type: 'RESUME' }
   | { type: 'BUDGET_SET'; credits: number }
   | { type: 'BUDGET_UNAVAILABLE' }
-  | { type: 'DEBIT'; amount: number; requestId: string };
+  | { type: 'DEBIT'; amount: number; requestId: string }
+  /** Returns credits reserved but not spent (a node's unused lease): the budget is funded again if it was not. */
+  | { type: 'REFUND'; amount: number; requestId: string };
 
 export const accountMachine = setup({
   types: {
@@ -36,12 +38,14 @@ export const accountMachine = setup({
     initiallyFunded: ({ context }) => context.credits !== null && context.credits > 0,
     initiallyExhausted: ({ context }) => context.credits !== null && context.credits <= 0,
     positiveBudget: ({ event }) => event.type === 'BUDGET_SET' && event.credits > 0,
+    positiveRefund: ({ context, event }) => event.type === 'REFUND' && event.amount > 0 && context.credits !== null,
     affordable: ({ context, event }) =>
       event.type === 'DEBIT' && event.amount >= 0 && context.credits !== null && context.credits >= event.amount,
     drainsBudget: ({ context, event }) => event.type === 'DEBIT' && context.credits === event.amount,
   },
   actions: {
     setCredits: assign({ credits: ({ event }) => (event.type === 'BUDGET_SET' ? event.credits : null) }),
+    refund: assign({ credits: ({ context, event }) => (event.type === 'REFUND' ? (context.credits ?? 0) + event.amount : context.credits) }),
     debit: assign({
       credits: ({ context, event }) => (event.type === 'DEBIT' ? (context.credits ?? 0) - event.amount : context.credits),
       lastDebit: ({ event }) => (event.type === 'DEBIT' ? { requestId: event.requestId, ok: true } : null),
@@ -78,6 +82,7 @@ export const accountMachine = setup({
         ],
         BUDGET_UNAVAILABLE: { target: '.unknown' },
         DEBIT: { actions: 'rejectDebit' },
+        REFUND: { guard: 'positiveRefund', target: '.funded', actions: 'refund' },
       },
       states: {
         init: {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../runtime/index.ts';
-import { ADMIN_USAGE, adminCli } from './cli/admin.ts';
+import { ADMIN_USAGE, adminCli, GATEWAYS_USAGE, gatewaysCli } from './cli/admin.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
@@ -21,6 +21,7 @@ const USAGE = `usage: platform <command>
   platform plugins activate <id> <n>      make version n of a plugin the one that serves
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
+${GATEWAYS_USAGE}
 ${VIZ_USAGE}
 ${ADMIN_USAGE}
 `;
@@ -46,6 +47,8 @@ async function main(argv: string[]) {
       return clusterCli(rest);
     case 'plugins':
       return pluginsCli(rest);
+    case 'gateways':
+      return gatewaysCli(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -5,6 +5,9 @@ import type { Logger } from 'pino';
 import type { Services } from '../runtime/index.ts';
 import { routeHost, type HostRoute } from './host-router.ts';
 import { managementApp } from './management/index.ts';
+import { createMcpAdmission, createMcpApp, createMcpGuards, registerMcpOAuthRoutes } from './mcp/index.ts';
+import { createGatewayOAuth } from '../runtime/identity/index.ts';
+import { defaultAutonomyPolicy } from '../runtime/mcp/index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -29,7 +32,9 @@ function capture(): { factory: FastifyServerFactory; handler: () => Handler } {
   };
 }
 
-function plainNotFound(res: ServerResponse, message: string) {
+function plainNotFound(req: IncomingMessage, res: ServerResponse, message: string) {
+  // The body is read and dropped, so the connection stays usable for the client's next request.
+  req.resume();
   res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify({ category: 'not_found', code: 'EDGE_UNKNOWN_HOST', message }));
 }
@@ -70,11 +75,25 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
   const management = await managementApp({ services: opts.services, logger: opts.logger, serverFactory: mgmt.factory, operatorToken: opts.operatorToken, state });
   const managementHandler = mgmt.handler();
   const { domain } = opts.services.config;
+  const s = opts.services;
+  const mcpCapture = capture();
+  const mcp = await createMcpApp({
+    services: s,
+    logger: opts.logger,
+    serverFactory: mcpCapture.factory,
+    admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now(), bus: s.bus }),
+    guards: createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: s.config.mcpCallPrice, now: () => s.clock.now(), bus: s.bus }),
+    registry: s.toolRegistry,
+    policy: defaultAutonomyPolicy,
+    registerOAuthRoutes: (app) => registerMcpOAuthRoutes(app, { services: s, oauth: createGatewayOAuth({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now() }) }),
+  });
+  const mcpHandler = mcpCapture.handler();
 
-  // MCP and agent gateways mount here as they ship; until then their hosts answer like unknown hosts.
+  // The agent gateway mounts here when it ships; until then its hosts answer like unknown hosts.
   const dispatch = (route: HostRoute, req: IncomingMessage, res: ServerResponse) => {
     if (route.surface === 'management') return managementHandler(req, res);
-    return plainNotFound(res, `no service at host ${JSON.stringify(req.headers.host ?? '')}`);
+    if (route.surface === 'mcp') return mcpHandler(req, res);
+    return plainNotFound(req, res, `no service at host ${JSON.stringify(req.headers.host ?? '')}`);
   };
 
   const { server, port } = opts.listener;
@@ -93,6 +112,7 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
       server.closeAllConnections();
       await closed;
       await management.close();
+      await mcp.close();
     },
   };
 }

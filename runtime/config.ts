@@ -25,6 +25,9 @@ export interface PlatformConfig {
   seedDemo: boolean;
   workspacesDir: string;
   pluginPrivateNetwork: boolean;
+  mcpCallPrice: number;
+  mcpRequestRate: number;
+  mcpInitializeRate: number;
 }
 
 export interface Setting {
@@ -52,6 +55,9 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
   { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the accounts' workspace directories; a plugin's filesystem grants resolve inside its account's one" },
+  { env: 'PLATFORM_MCP_CALL_PRICE', default: '1', description: 'Credits one MCP `tools/call` reserves from the account budget (0..1000000)' },
+  { env: 'PLATFORM_MCP_REQUEST_RATE', default: '600', description: 'MCP tools/list + tools/call per minute per gateway per caller (the spec value; raise it only for load tests)' },
+  { env: 'PLATFORM_MCP_INITIALIZE_RATE', default: '60', description: 'MCP initialize per minute per gateway per caller (the spec value; raise it only for load tests)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
 ];
 
@@ -119,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     seedDemo: seed !== 'false',
     workspacesDir: path.resolve(cwd, str('PLATFORM_WORKSPACES_DIR', path.join(str('PLATFORM_DATA_DIR', './.platform'), 'workspaces'))),
     pluginPrivateNetwork: privateNetwork === 'true',
+    mcpCallPrice: int('PLATFORM_MCP_CALL_PRICE', 1, 0, 1_000_000),
+    mcpRequestRate: int('PLATFORM_MCP_REQUEST_RATE', 600, 1, 1_000_000_000),
+    mcpInitializeRate: int('PLATFORM_MCP_INITIALIZE_RATE', 60, 1, 1_000_000_000),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -11,7 +11,9 @@ import { createToolInvoker, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './bus/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { urls, type PlatformConfig } from './config.ts';
-import { createAdmin, createDeviceFlow, createTokenSigner, randomSecretForSetting, type Admin, type DeviceFlow, type TokenSigner } from './identity/index.ts';
+import { createAdmin, createDeviceFlow, createGatewayTokens, createTokenSigner, randomSecretForSetting, type Admin, type DeviceFlow, type GatewayTokens, type TokenSigner } from './identity/index.ts';
+import { createToolRegistry, pluginToolSource, type ToolRegistry } from './mcp/index.ts';
+import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './rate-limit/index.ts';
 
 /** Everything a surface needs from the runtime, built once per node by the composition root. */
 export interface Services {
@@ -33,6 +35,12 @@ export interface Services {
   sandbox: Sandbox;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
+  /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
+  toolRegistry: ToolRegistry;
+  /** Each MCP gateway's own token signer and verifier. */
+  gatewayTokens: GatewayTokens;
+  /** MCP rate limits; shared by every node of a cluster through NATS. */
+  mcpLimiter: RateLimiter;
   close(): Promise<void>;
 }
 
@@ -109,7 +117,7 @@ export async function createServices(opts: {
     intervalSeconds: config.devicePollIntervalSeconds,
     verificationUri: `${u.api}/device`,
   });
-  const admin = createAdmin({ store, actors, now, urls: u });
+  const admin = createAdmin({ store, actors, now, urls: u, bus });
   host.timers.start();
   // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
   // always leaves a thread for the others. One thread more than cores lets a tenant alone keep two calls in flight
@@ -118,10 +126,17 @@ export async function createServices(opts: {
   const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
   const sandbox = createSandbox({ threads });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store)], { bus, now });
+  const gatewayTokens = createGatewayTokens(store, now);
+  const counter = opts.cluster ? natsCounter(opts.cluster.nc, opts.cluster.cluster, WINDOW_MS) : memoryCounter();
+  const mcpLimiter = createRateLimiter({ counter, now, limits: { request: config.mcpRequestRate, initialize: config.mcpInitializeRate }, onOutage: (err) => opts.onError?.(err, 'the MCP rate counter is unreachable; limits fail open until it answers') });
   return {
     lanes,
     sandbox,
     invokeTool,
+    toolRegistry,
+    gatewayTokens,
+    mcpLimiter,
     config,
     store,
     bus,
@@ -138,6 +153,7 @@ export async function createServices(opts: {
       await cluster?.stop();
       await host.stop();
       await sandbox.close();
+      await counter.close();
       await bus.close();
     },
   };

@@ -111,6 +111,10 @@ export function capabilitiesRepo(db: Queryable) {
       const { rows } = await db.query<{ bytes: Uint8Array }>('select bytes from plugin_blobs where hash = $1', [hash]);
       return rows[0] ? Buffer.from(rows[0].bytes) : null;
     },
+    async exists(accountId: string, id: string): Promise<boolean> {
+      const { rows } = await db.query('select 1 from capabilities where account_id = $1 and id = $2', [accountId, id]);
+      return rows.length > 0;
+    },
     async byNamespace(accountId: string, namespace: string): Promise<{ id: string; name: string } | null> {
       const { rows } = await db.query<{ id: string; name: string }>('select id, name from capabilities where account_id = $1 and namespace = $2', [accountId, namespace]);
       return rows[0] ?? null;

@@ -79,6 +79,16 @@ export function gatewaysRepo(db: Queryable) {
       );
       return rows.map(toGateway);
     },
+    /** Operator view across accounts (the admin CLI); never reachable from a tenant's request. */
+    async all(): Promise<GatewayRecord[]> {
+      const { rows } = await db.query<GatewayRow>(`select ${G} from gateways order by handle`);
+      return rows.map(toGateway);
+    },
+    /** Operator lookup by id across accounts (the admin CLI). */
+    async getById(id: string): Promise<GatewayRecord | null> {
+      const { rows } = await db.query<GatewayRow>(`select ${G} from gateways where id = $1`, [id]);
+      return rows[0] ? toGateway(rows[0]) : null;
+    },
   };
 }
 

@@ -10,6 +10,8 @@ import { actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
 import { deviceSessionsRepo } from './device-sessions-repo.ts';
 import { settingsRepo } from './settings-repo.ts';
 import { pluginKvRepo } from './plugin-kv-repo.ts';
+import { gatewayBindingsRepo, mcpSessionsRepo } from './mcp-repo.ts';
+import { oauthRepo } from './oauth-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -18,6 +20,8 @@ export type * from './gateways-repo.ts';
 export type * from './capabilities-repo.ts';
 export type * from './actor-snapshots-repo.ts';
 export type * from './device-sessions-repo.ts';
+export type * from './mcp-repo.ts';
+export type * from './oauth-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
 
@@ -35,6 +39,9 @@ export function repositories(q: Queryable) {
     deviceSessions: deviceSessionsRepo(q),
     settings: settingsRepo(q),
     pluginKv: pluginKvRepo(q),
+    mcpSessions: mcpSessionsRepo(q),
+    gatewayBindings: gatewayBindingsRepo(q),
+    oauth: oauthRepo(q),
   };
 }
 

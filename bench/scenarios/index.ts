@@ -3,5 +3,6 @@ import { actorAsk } from './actor-ask.ts';
 import { clusterScale } from './cluster-scale.ts';
 import { noisyNeighbor } from './noisy-neighbor.ts';
 import { sandboxCall } from './sandbox-call.ts';
+import { mcpCall } from './mcp-call.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall];

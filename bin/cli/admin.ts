@@ -42,6 +42,24 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
     required: ['account', 'handle'],
     build: (v) => ({ account: v.account, handle: v.handle, auth: v.auth, presentation: v.presentation }),
   },
+  'gateway bind': {
+    command: 'gateway.bind',
+    options: { gateway: str, capability: str },
+    required: ['gateway', 'capability'],
+    build: (v) => ({ gateway: v.gateway, capability: v.capability }),
+  },
+  'gateway unbind': {
+    command: 'gateway.unbind',
+    options: { gateway: str, capability: str },
+    required: ['gateway', 'capability'],
+    build: (v) => ({ gateway: v.gateway, capability: v.capability }),
+  },
+  'gateway client-create': {
+    command: 'gateway.client.create',
+    options: { gateway: str, 'redirect-uri': str, name: str, principal: str, public: { type: 'boolean' } },
+    required: ['gateway'],
+    build: (v) => ({ gateway: v.gateway, redirectUris: v['redirect-uri'] ? String(v['redirect-uri']).split(',') : [], name: v.name, principal: v.principal, public: v.public === true }),
+  },
   'agent create': {
     command: 'agent.create',
     options: { account: str, handle: str, name: str, description: str },
@@ -91,6 +109,29 @@ async function execute(config: PlatformConfig, command: AdminCommand, params: Re
     await store.close();
     release();
   }
+}
+
+export const GATEWAYS_USAGE = `  platform gateways list [--account <id>] [--json]   every gateway (or one account's): URL, auth and presentation modes
+  platform gateways show <handle> [--json]          one gateway: URL, modes, and the tools a caller would see`;
+
+/**
+ * `platform gateways list|show`: the operator's view of the MCP gateways (the management API has no gateway
+ * routes: spec §1), run where the data is, like the admin commands.
+ */
+export async function gatewaysCli(argv: string[]): Promise<void> {
+  const [verb, ...rest] = argv;
+  if (verb === 'list') {
+    const { values } = parseArgs({ args: rest, options: { account: str, json: { type: 'boolean' } }, strict: true });
+    print(await execute(loadConfig(), 'gateway.list', { account: values.account }), Boolean(values.json));
+    return;
+  }
+  if (verb === 'show') {
+    const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    if (positionals.length !== 1) throw new UsageError('platform gateways show takes <handle>');
+    print(await execute(loadConfig(), 'gateway.show', { handle: positionals[0] }), Boolean(values.json));
+    return;
+  }
+  throw new UsageError(`platform gateways: expected list or show\n${GATEWAYS_USAGE}`);
 }
 
 export async function adminCli(argv: string[]): Promise<void> {

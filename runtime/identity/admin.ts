@@ -5,6 +5,10 @@ import type { ActorSystem } from '../actor-system.ts';
 import { issueApiKey } from './api-keys.ts';
 import { isRole } from './roles.ts';
 import { hashPassword } from './secrets.ts';
+import { createToolRegistry, effectiveMode, metaTools, pluginToolSource } from '../mcp/index.ts';
+import { OAuthError, registerOAuthClient } from './gateway-oauth.ts';
+import { CACHE_SUBJECTS } from '../ttl-cache.ts';
+import type { Bus } from '../bus/index.ts';
 
 /** Stable codes of operator commands; the CLI prints them and exits non-zero. */
 export type AdminErrorCode = 'ADMIN_INVALID' | 'ADMIN_NOT_FOUND' | 'ADMIN_CONFLICT';
@@ -41,8 +45,10 @@ export function validateHandle(handle: string) {
  * What the operator can do (the management API creates no accounts, principals, keys, gateways or agents).
  * Each operation validates its own input, so it is safe whether it came from the local CLI or the operator route.
  */
-export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () => number; urls: { mcp(h: string): string; agent(h: string): string } }) {
+export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () => number; urls: { mcp(h: string): string; agent(h: string): string }; bus?: Bus }) {
   const { store } = deps;
+  // Nodes cache what gateways read on every request; changes made here drop those caches everywhere at once.
+  const changed = (subject: string) => deps.bus?.publish(subject, {});
 
   async function requireAccount(id: string) {
     need(UUID_RE.test(id), `invalid account id ${JSON.stringify(id)}`);
@@ -76,6 +82,7 @@ export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () =
       if (!isActorError(err, 'PLT_ACTOR_NOT_FOUND')) throw err;
       await deps.actors.create(address, { accountId, credits });
     }
+    changed(CACHE_SUBJECTS.billing);
     return { account_id: accountId, credits };
   }
 
@@ -124,6 +131,7 @@ export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () =
       need(UUID_RE.test(p.id ?? ''), `invalid key id ${JSON.stringify(p.id)}`);
       const at = new Date(deps.now()).toISOString();
       if (!(await store.apiKeys.revoke(p.id, at))) throw new AdminError('ADMIN_NOT_FOUND', `no key ${p.id}`);
+      changed(CACHE_SUBJECTS.identity);
       const key = await store.apiKeys.get(p.id);
       return { id: p.id, revoked_at: key?.revokedAt ?? at };
     },
@@ -168,7 +176,86 @@ export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () =
     },
 
     setBudget: (p: { account: string; credits: number }) => setBudget(p.account, p.credits),
+
+    /** Exposes a capability of the gateway's own account on the gateway (idempotent). */
+    async bindGateway(p: { gateway: string; capability: string }) {
+      const g = await requireGateway(p.gateway);
+      need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
+      // A capability of another account is as unknown here as one that does not exist.
+      if (!(await store.capabilities.exists(g.accountId, p.capability))) throw new AdminError('ADMIN_NOT_FOUND', `no capability ${p.capability} in the gateway's account`);
+      const created = await store.gatewayBindings.bind(g.accountId, g.id, p.capability, 'operator');
+      changed(CACHE_SUBJECTS.bindings);
+      return { gateway_id: g.id, capability_id: p.capability, bound: true, changed: created };
+    },
+
+    async unbindGateway(p: { gateway: string; capability: string }) {
+      const g = await requireGateway(p.gateway);
+      need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
+      const removed = await store.gatewayBindings.unbind(g.accountId, g.id, p.capability);
+      if (!removed) throw new AdminError('ADMIN_NOT_FOUND', `capability ${p.capability} is not bound to gateway ${g.id}`);
+      changed(CACHE_SUBJECTS.bindings);
+      return { gateway_id: g.id, capability_id: p.capability, bound: false };
+    },
+
+    /**
+     * Registers an OAuth client of a gateway out of band (the Private mode's way): public (PKCE, no secret) or
+     * confidential; with a service principal it may also use client_credentials. The secret is shown once.
+     */
+    async createGatewayClient(p: { gateway: string; redirectUris?: string[]; name?: string; principal?: string; public?: boolean }) {
+      const g = await requireGateway(p.gateway);
+      let principalId: string | null = null;
+      if (p.principal !== undefined) {
+        need(UUID_RE.test(p.principal), `invalid principal id ${JSON.stringify(p.principal)}`);
+        const principal = await store.principals.get(g.accountId, p.principal);
+        if (!principal || principal.kind !== 'service') throw new AdminError('ADMIN_NOT_FOUND', `no service principal ${p.principal} in the gateway's account`);
+        principalId = principal.id;
+      }
+      const redirectUris = p.redirectUris ?? [];
+      const grantTypes = [...(redirectUris.length ? ['authorization_code', 'refresh_token'] : []), ...(principalId ? ['client_credentials'] : [])];
+      need(grantTypes.length > 0, 'give --redirect-uri (authorization code) or --principal (client credentials), or both');
+      try {
+        const { client, secret } = await registerOAuthClient(store, g, { redirectUris, authMethod: p.public ? 'none' : 'client_secret_basic', grantTypes, clientName: p.name ?? '', principalId, via: 'operator' });
+        return { client_id: client.clientId, ...(secret ? { client_secret: secret } : {}), token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes, redirect_uris: client.redirectUris };
+      } catch (err) {
+        if (err instanceof OAuthError) throw new AdminError('ADMIN_INVALID', err.message);
+        throw err;
+      }
+    },
+
+    async listGateways(p: { account?: string }) {
+      const rows = p.account ? await store.gateways.list((await requireAccount(p.account)).id) : await store.gateways.all();
+      return rows.map((g) => ({ id: g.id, account_id: g.accountId, handle: g.handle, url: deps.urls.mcp(g.handle), auth_mode: g.authMode, presentation_mode: g.presentationMode }));
+    },
+
+    /** A gateway as its callers see it: URL, modes, and the tools listed to a signed-in caller and to an anonymous one. */
+    async showGateway(p: { handle: string }) {
+      const g = await store.gateways.byHandle(p.handle ?? '');
+      if (!g) throw new AdminError('ADMIN_NOT_FOUND', `no gateway with handle ${JSON.stringify(p.handle)}`);
+      const registry = createToolRegistry([pluginToolSource(store)]);
+      const bound = await registry.bound(g);
+      const mode = effectiveMode(g.presentationMode, bound.length);
+      const listed = async (signedIn: boolean) =>
+        mode === 'direct' ? (await registry.visible(g, signedIn ? ({} as never) : null)).map((t) => t.name) : metaTools(mode).map((m) => m.name);
+      return {
+        id: g.id,
+        account_id: g.accountId,
+        handle: g.handle,
+        url: deps.urls.mcp(g.handle),
+        auth_mode: g.authMode,
+        presentation_mode: g.presentationMode,
+        effective_mode: mode,
+        bound_tools: bound.map((t) => t.name),
+        listed_tools: { signed_in: await listed(true), ...(g.authMode === 'public' ? { anonymous: await listed(false) } : {}) },
+      };
+    },
   };
+
+  async function requireGateway(id: string) {
+    need(UUID_RE.test(id ?? ''), `invalid gateway id ${JSON.stringify(id)}`);
+    const g = await store.gateways.getById(id);
+    if (!g) throw new AdminError('ADMIN_NOT_FOUND', `no gateway ${id}`);
+    return g;
+  }
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -184,6 +271,11 @@ export const ADMIN_COMMANDS = {
   'gateway.create': (a: Admin, p: any) => a.createGateway(p),
   'agent.create': (a: Admin, p: any) => a.createAgent(p),
   'budget.set': (a: Admin, p: any) => a.setBudget(p),
+  'gateway.bind': (a: Admin, p: any) => a.bindGateway(p),
+  'gateway.unbind': (a: Admin, p: any) => a.unbindGateway(p),
+  'gateway.list': (a: Admin, p: any) => a.listGateways(p),
+  'gateway.show': (a: Admin, p: any) => a.showGateway(p),
+  'gateway.client.create': (a: Admin, p: any) => a.createGatewayClient(p),
 } as const;
 
 export type AdminCommand = keyof typeof ADMIN_COMMANDS;

@@ -15,7 +15,7 @@ export interface IssuedKey {
 }
 
 export type KeyCheck =
-  | { ok: true; keyId: string; accountId: string; principalId: string }
+  | { ok: true; keyId: string; accountId: string; principalId: string; expiresAt: string | null }
   | { ok: false; reason: 'malformed' | 'invalid' | 'expired' | 'revoked' };
 
 const toUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -39,5 +39,5 @@ export async function checkApiKey(store: Pick<Store, 'apiKeys'>, presented: stri
   if (record.revokedAt !== null && Date.parse(record.revokedAt) <= now) return { ok: false, reason: 'revoked' };
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) return { ok: false, reason: 'expired' };
   if (!sameHash(sha256(m[2]!), record.secretHash)) return { ok: false, reason: 'invalid' };
-  return { ok: true, keyId: record.id, accountId: record.accountId, principalId: record.principalId };
+  return { ok: true, keyId: record.id, accountId: record.accountId, principalId: record.principalId, expiresAt: record.expiresAt };
 }

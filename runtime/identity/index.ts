@@ -5,4 +5,6 @@ export * from './authenticate.ts';
 export * from './device-flow.ts';
 export * from './admin.ts';
 export * from './demo-seed.ts';
+export * from './gateway-tokens.ts';
+export * from './gateway-oauth.ts';
 export { hashPassword, verifyPassword, normalizeUserCode, randomSecret as randomSecretForSetting } from './secrets.ts';

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { existsSync } from 'node:fs';
 
 /**
@@ -9,7 +10,12 @@ export const NATS_URL = process.env.NATS_URL;
 export const NATS_SERVER = process.env.NATS_SERVER_PATH ?? '/usr/sbin/nats-server';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+export const CONFORMANCE_DIR = path.resolve(import.meta.dirname, '../../tools/conformance');
+
 export const skipReasons = {
+  conformance: existsSync(path.join(CONFORMANCE_DIR, 'node_modules/.bin/node'))
+    ? null
+    : 'the MCP conformance suite is not installed (npm ci --prefix tools/conformance; .ci/run does it)',
   postgres: DATABASE_URL ? null : 'DATABASE_URL is not set (PostgreSQL suites run on PGlite only)',
   chromium: existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`,
   cluster:

@@ -1,0 +1,214 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
+import type { Logger } from 'pino';
+import type { Services } from '../../runtime/index.ts';
+import type { AutonomyPolicy, ToolRegistry } from '../../runtime/mcp/index.ts';
+import { requestId } from '../request-id.ts';
+import { routeHost } from '../host-router.ts';
+import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
+import { MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
+import { handleRpc, type Envelope } from './rpc.ts';
+import { BODY_LIMIT, isKnown, isModern, REQUEST_TIMEOUT_MS, SESSION_TTL_MS } from './protocol.ts';
+import { createToolMethods } from './methods.ts';
+import { CACHE_SUBJECTS, ttlCache } from '../../runtime/ttl-cache.ts';
+import type { GatewayRecord, McpSessionRecord } from '../../store/index.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcp?: McpGatewayContext;
+  }
+}
+
+export interface McpAppOptions {
+  services: Services;
+  logger: Logger;
+  serverFactory?: FastifyServerFactory;
+  admit: McpAdmit;
+  guards: McpGuards;
+  registry: ToolRegistry;
+  policy: AutonomyPolicy;
+  /** The gateway's OAuth authorization server routes (well-known documents, /oauth/*, /authorize, /token, /register). */
+  registerOAuthRoutes?: (app: FastifyInstance) => void;
+  requestTimeoutMs?: number;
+}
+
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+};
+
+function sendHttpError(reply: FastifyReply, err: McpHttpError, id: unknown = null) {
+  const { status, rpc } = MCP_HTTP_ERRORS[err.code];
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', id, error: { code: err.rpcCode ?? rpc, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } });
+}
+
+const sse = (reply: FastifyReply, message: unknown, status = 200) =>
+  reply.code(status).header('content-type', 'text/event-stream').header('cache-control', 'no-cache, no-transform').send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+
+/**
+ * The MCP surface: one app for every `mcp-{handle}` host. Streamable HTTP at the origin root and any path the OAuth
+ * routes do not claim: POST carries one JSON-RPC message, answered on the POST as one SSE frame (no keep-alive
+ * frames; the gateway never sends notifications, so there is no GET stream).
+ */
+export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance> {
+  const { services } = opts;
+  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const app = Fastify({
+    loggerInstance: opts.logger.child({ surface: 'mcp' }) as FastifyBaseLogger,
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
+    bodyLimit: BODY_LIMIT,
+    genReqId: requestId,
+    requestIdHeader: false,
+  });
+  // Sessions are checked on every request of the session era: kept per node for ten seconds (never past their
+  // expiry); ending one drops it on every node.
+  const now = () => services.clock.now();
+  const sessions = ttlCache<string, McpSessionRecord>(10_000, now);
+  services.bus.subscribe(CACHE_SUBJECTS.session, (d) => sessions.delete((d as { id?: string }).id ?? ''));
+  async function liveSession(gatewayId: string, id: string): Promise<McpSessionRecord | null> {
+    const hit = sessions.get(id);
+    if (hit) return hit.gatewayId === gatewayId && Date.parse(hit.expiresAt) > now() ? hit : null;
+    const s = await services.store.mcpSessions.live(gatewayId, id, new Date(now()));
+    if (s) sessions.set(id, s, Date.parse(s.expiresAt));
+    return s;
+  }
+  const methods = createToolMethods({ registry: opts.registry, policy: opts.policy, invokeTool: services.invokeTool, guards: opts.guards });
+
+  // Bad JSON is the protocol's own error (-32700), not the framework's 400.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    try {
+      done(null, { ok: true, value: JSON.parse(body as string) });
+    } catch {
+      done(null, { ok: false });
+    }
+  });
+  // Other media types are kept raw: the OAuth token endpoint reads forms; the MCP endpoint refuses them (415).
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, { ok: false, mediaType: true, raw: body }));
+
+  // Gateways by handle, read on every request; they are never renamed, so a second of caching is safe.
+  const gateways = ttlCache<string, GatewayRecord>(1000, now);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const route = routeHost(request.headers.host, services.config.domain);
+    let gateway = route.surface === 'mcp' ? (gateways.get(route.handle) ?? null) : null;
+    if (!gateway && route.surface === 'mcp') {
+      gateway = await services.store.gateways.byHandle(route.handle);
+      if (gateway) gateways.set(route.handle, gateway);
+    }
+    if (!gateway) throw new McpHttpError('MCP_UNKNOWN_GATEWAY', `no MCP gateway at host ${JSON.stringify(request.headers.host ?? '')}`);
+    request.mcp = { gateway, origin: services.urls.mcp(gateway.handle) };
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
+    if (err instanceof McpHttpError) return sendHttpError(reply, err);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendHttpError(reply, new McpHttpError('MCP_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (4 MiB)`));
+    if (err.statusCode && err.statusCode < 500) return sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', err.message));
+    request.log.error({ err }, 'mcp request failed');
+    return reply.code(500).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: RPC.INTERNAL_ERROR, message: 'internal error' } });
+  });
+  app.setNotFoundHandler((_request, reply) => sendHttpError(reply, new McpHttpError('MCP_METHOD_NOT_ALLOWED', 'use POST for MCP messages')));
+
+  opts.registerOAuthRoutes?.(app);
+
+  /** Admission, then billing (spec §5: billing is checked after the auth mode is cleared, on every request). */
+  async function admitted(request: FastifyRequest) {
+    const ctx = request.mcp!;
+    const a = await opts.admit(ctx, { headers: request.headers, ip: request.ip });
+    if (!a.ok) throw new McpHttpError('MCP_UNAUTHORIZED', a.message, { 'www-authenticate': a.wwwAuthenticate });
+    const billing = await opts.guards.billing(ctx.gateway.accountId);
+    if (billing === 'no_budget') throw new McpHttpError('MCP_NO_BUDGET', 'payment required: the account has no budget');
+    if (billing === 'unknown') throw new McpHttpError('MCP_BILLING_UNAVAILABLE', 'the billing state of the account could not be determined; retry later', { 'retry-after': '5' });
+    return a;
+  }
+
+  app.post('/*', async (request, reply) => {
+    const ctx = request.mcp!;
+    const accept = header(request, 'accept') ?? '';
+    if (!/application\/json|application\/\*|\*\/\*/.test(accept) || !/text\/event-stream|text\/\*|\*\/\*/.test(accept)) {
+      throw new McpHttpError('MCP_NOT_ACCEPTABLE', 'Accept must list both application/json and text/event-stream');
+    }
+    const body = request.body as { ok: boolean; value?: unknown; mediaType?: boolean } | undefined;
+    if (!body || body.mediaType || !/^application\/json\s*(;|$)/i.test(header(request, 'content-type') ?? '')) {
+      throw new McpHttpError('MCP_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    }
+    const who = await admitted(request);
+    if (!body.ok) throw new McpHttpError('MCP_BAD_REQUEST', 'Parse error: the body is not valid JSON', {}, RPC.PARSE_ERROR);
+    const message = body.value;
+    if (Array.isArray(message)) throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-11-25)', {}, RPC.INVALID_REQUEST);
+    const env = message as Envelope;
+    if (typeof env !== 'object' || env === null || env.jsonrpc !== '2.0') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: expected a JSON-RPC 2.0 message', {}, RPC.INVALID_REQUEST);
+    // Notifications and responses from the client need no answer.
+    if (env.method === undefined && ('result' in env || 'error' in env)) return reply.code(202).send();
+    if (typeof env.method !== 'string') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: method must be a string', {}, RPC.INVALID_REQUEST, undefined);
+    if (!('id' in env)) return reply.code(202).send();
+    if (typeof env.id !== 'string' && typeof env.id !== 'number') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: id must be a string or a number', {}, RPC.INVALID_REQUEST);
+
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    try {
+      const outcome = await Promise.race([
+        handleRpc(env, {
+          request,
+          ctx,
+          caller: who.caller,
+          callerKey: who.callerKey,
+          services,
+          guards: opts.guards,
+          methods,
+          newSession: async (version) => {
+            const id = randomBytes(24).toString('base64url');
+            const expiresAt = new Date(services.clock.now() + SESSION_TTL_MS).toISOString();
+            await services.store.mcpSessions.create({ id, gatewayId: ctx.gateway.id, accountId: ctx.gateway.accountId, callerKey: who.callerKey, protocolVersion: version, expiresAt });
+            return id;
+          },
+          session: (id) => liveSession(ctx.gateway.id, id),
+          requestId: randomUUID(),
+        }),
+        timedOut,
+      ]);
+      if (outcome === 'timeout') throw new McpHttpError('MCP_TIMEOUT', `the request ran past ${timeoutMs / 1000} s`);
+      for (const [k, v] of Object.entries(outcome.headers ?? {})) reply.header(k, v);
+      if (outcome.error) {
+        const e = outcome.error;
+        const payload = { jsonrpc: '2.0', id: env.id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
+        return e.status === 200 ? sse(reply, payload) : reply.code(e.status).type('application/json').send(payload);
+      }
+      return sse(reply, { jsonrpc: '2.0', id: env.id, result: outcome.result });
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  app.get('/*', async (request) => {
+    await admitted(request);
+    throw new McpHttpError('MCP_METHOD_NOT_ALLOWED', 'this gateway offers no GET stream: it never sends notifications', { allow: 'POST, DELETE' });
+  });
+
+  app.delete('/*', async (request, reply) => {
+    const ctx = request.mcp!;
+    await admitted(request);
+    const version = header(request, 'mcp-protocol-version');
+    if (version !== undefined && isKnown(version) && isModern(version)) {
+      throw new McpHttpError('MCP_METHOD_NOT_ALLOWED', 'stateless protocol: there is no session to end', { allow: 'POST' });
+    }
+    const sid = header(request, 'mcp-session-id');
+    if (!sid) throw new McpHttpError('MCP_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
+    sessions.delete(sid);
+    if (!(await services.store.mcpSessions.end(ctx.gateway.id, sid))) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
+    services.bus.publish(CACHE_SUBJECTS.session, { id: sid });
+    return reply.code(204).send();
+  });
+
+  app.addHook('onClose', async () => {
+    await opts.guards.close?.();
+  });
+  await app.ready();
+  return app;
+}
+
+export { RpcError };

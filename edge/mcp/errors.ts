@@ -1,0 +1,78 @@
+/**
+ * The MCP surface's error registry. JSON-RPC errors travel inside the SSE frame of a POST (or with the HTTP status
+ * the 2026-07-28 transport requires); transport failures are HTTP statuses with a JSON-RPC error body, so every
+ * client library can show the message.
+ */
+export const RPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** 2026-07-28: a header disagrees with the body (Mcp-Method, Mcp-Name, MCP-Protocol-Version). */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the requested protocol version is not supported; `data.supported` lists ours. */
+  UNSUPPORTED_VERSION: -32022,
+  /** The platform's request-rate limit (spec §7). */
+  RATE_LIMITED: -32029,
+} as const;
+
+export type McpErrorCode =
+  | 'MCP_UNKNOWN_GATEWAY'
+  | 'MCP_NOT_ACCEPTABLE'
+  | 'MCP_UNSUPPORTED_MEDIA_TYPE'
+  | 'MCP_BODY_TOO_LARGE'
+  | 'MCP_METHOD_NOT_ALLOWED'
+  | 'MCP_SESSION_REQUIRED'
+  | 'MCP_SESSION_NOT_FOUND'
+  | 'MCP_UNAUTHORIZED'
+  | 'MCP_NO_BUDGET'
+  | 'MCP_BILLING_UNAVAILABLE'
+  | 'MCP_INITIALIZE_RATE_LIMITED'
+  | 'MCP_TIMEOUT'
+  | 'MCP_BAD_REQUEST';
+
+/** HTTP answers outside a JSON-RPC result: status and the JSON-RPC error code their body carries. */
+export const MCP_HTTP_ERRORS: Record<McpErrorCode, { status: number; rpc: number; fix: string }> = {
+  MCP_UNKNOWN_GATEWAY: { status: 404, rpc: RPC.INVALID_REQUEST, fix: 'Use the host mcp-{handle}.<domain> of an existing gateway.' },
+  MCP_NOT_ACCEPTABLE: { status: 406, rpc: RPC.INVALID_REQUEST, fix: 'Send Accept: application/json, text/event-stream.' },
+  MCP_UNSUPPORTED_MEDIA_TYPE: { status: 415, rpc: RPC.INVALID_REQUEST, fix: 'Send Content-Type: application/json.' },
+  MCP_BODY_TOO_LARGE: { status: 413, rpc: RPC.INVALID_REQUEST, fix: 'Keep a request body at or under 4 MiB.' },
+  MCP_METHOD_NOT_ALLOWED: { status: 405, rpc: RPC.INVALID_REQUEST, fix: 'POST JSON-RPC messages; the gateway offers no GET stream.' },
+  MCP_SESSION_REQUIRED: { status: 400, rpc: RPC.INVALID_REQUEST, fix: 'Send the Mcp-Session-Id that initialize returned.' },
+  MCP_SESSION_NOT_FOUND: { status: 404, rpc: RPC.INVALID_REQUEST, fix: 'Initialize again: the session ended or expired (7 days).' },
+  MCP_UNAUTHORIZED: { status: 401, rpc: RPC.INVALID_REQUEST, fix: 'Send a valid Bearer credential: an ak- API key or a token of this gateway.' },
+  MCP_NO_BUDGET: { status: 402, rpc: RPC.INVALID_REQUEST, fix: 'The account has no budget: fund it (platform admin account budget).' },
+  MCP_BILLING_UNAVAILABLE: { status: 503, rpc: RPC.INTERNAL_ERROR, fix: 'Retry later: the billing state could not be determined.' },
+  MCP_INITIALIZE_RATE_LIMITED: { status: 429, rpc: RPC.INVALID_REQUEST, fix: 'Wait for the next minute: initialize is limited to 60 per minute.' },
+  MCP_TIMEOUT: { status: 504, rpc: RPC.INTERNAL_ERROR, fix: 'The request ran past 240 s; retry or split the work.' },
+  MCP_BAD_REQUEST: { status: 400, rpc: RPC.INVALID_REQUEST, fix: 'Fix the request as the message says.' },
+};
+
+/** A failure answered with an HTTP status (before or instead of a JSON-RPC result). */
+export class McpHttpError extends Error {
+  override readonly name = 'McpHttpError';
+  constructor(
+    readonly code: McpErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly rpcCode?: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** A JSON-RPC error answered in the response envelope. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    /** The HTTP status of the envelope (2026-07-28 maps some errors to 400/404); 200 otherwise. */
+    readonly status = 200,
+  ) {
+    super(message);
+  }
+}

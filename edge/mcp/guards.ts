@@ -1,0 +1,124 @@
+import type { ActorSystem } from '../../runtime/actor-system.ts';
+import { accountAddress } from '../../runtime/identity/index.ts';
+import type { RateLimiter } from '../../runtime/rate-limit/index.ts';
+import type { Bus } from '../../runtime/bus/index.ts';
+import { CACHE_SUBJECTS, ttlCache } from '../../runtime/ttl-cache.ts';
+import type { BillingState, McpGuards } from './context.ts';
+
+/** Longer than this without an answer from the account actor, the billing state counts as undeterminable. */
+export const BILLING_WAIT_MS = 2_000;
+
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Billing from the Account actor (its budget region: funded, none, exhausted, unknown) and rate limits from the
+ * shared window counters.
+ */
+export function createMcpGuards(deps: { actors: ActorSystem; limiter: RateLimiter; price: number; now?: () => number; bus?: Bus }): McpGuards {
+  // The billing state gates every request; reading it through the Account actor's mailbox would queue each request
+  // behind the previous one's DEBIT. It is kept per node for a second, refreshed by every DEBIT's answer, and dropped
+  // when the operator changes a budget.
+  const states = ttlCache<string, BillingState>(1000, deps.now ?? Date.now);
+  deps.bus?.subscribe(CACHE_SUBJECTS.billing, () => states.clear());
+  const allocations = leaseAllocator(deps.actors, deps.price, (accountId, budget) => states.set(accountId, stateOf(budget)));
+  return {
+    async billing(accountId): Promise<BillingState> {
+      // Credits this node already reserved for the account pay for its next calls, whatever the actor says now.
+      if (deps.price > 0 && allocations.held(accountId) >= deps.price) return 'ok';
+      const hit = states.get(accountId);
+      if (hit) return hit;
+      try {
+        const s = await within(BILLING_WAIT_MS, deps.actors.read(accountAddress(accountId)));
+        const state = stateOf((s?.value as { budget?: string } | undefined)?.budget);
+        // An undeterminable state is asked again next time, not remembered.
+        return state === 'unknown' ? state : states.set(accountId, state);
+      } catch {
+        return 'unknown';
+      }
+    },
+    allocate: (accountId, requestId) => allocations.allocate(accountId, requestId),
+    rate: (kind, gatewayId, callerKey) => deps.limiter.check(kind, gatewayId, callerKey),
+    close: () => allocations.release(),
+  };
+}
+
+const stateOf = (budget: string | undefined): BillingState => (budget === 'funded' ? 'ok' : budget === 'none' || budget === 'exhausted' ? 'no_budget' : 'unknown');
+
+type Allocation = { ok: true } | { ok: false; message: string };
+
+/** Calls one lease pays for: a node reserves this many calls' credits with one durable DEBIT turn. */
+export const LEASE_CALLS = 50;
+
+/**
+ * Budget allocation from per-node leases: a node reserves the credits of LEASE_CALLS calls from the Account actor
+ * in one DEBIT (one durable turn), then allocates calls from the lease in memory; allocations that arrive while a
+ * reservation is in flight wait for it. When the account cannot cover a whole lease, each call reserves its own
+ * credits, so every call the budget covers still runs. Unspent credits go back to the account (REFUND) when the node
+ * stops; a node that crashes loses at most one lease per account.
+ */
+function leaseAllocator(actors: ActorSystem, price: number, observe: (accountId: string, budget: string | undefined) => void) {
+  const leases = new Map<string, number>();
+  const waiting = new Map<string, { requestId: string; resolve: (a: Allocation) => void }[]>();
+  const busy = new Set<string>();
+
+  async function debit(accountId: string, amount: number, requestId: string): Promise<Allocation> {
+    try {
+      const s = await within(BILLING_WAIT_MS, actors.ask(accountAddress(accountId), { type: 'DEBIT', amount, requestId }));
+      const last = (s.context as { lastDebit?: { requestId: string; ok: boolean } | null }).lastDebit;
+      observe(accountId, (s.value as { budget?: string }).budget);
+      if (last?.requestId === requestId && last.ok) return { ok: true };
+      return { ok: false, message: 'budget allocation failed: the account has no budget left for this call' };
+    } catch (err) {
+      return { ok: false, message: `budget allocation failed: the billing state could not be determined (${(err as Error).message})` };
+    }
+  }
+
+  function take(accountId: string): boolean {
+    const left = leases.get(accountId) ?? 0;
+    if (left < price) return false;
+    leases.set(accountId, left - price);
+    return true;
+  }
+
+  async function refill(accountId: string) {
+    busy.add(accountId);
+    try {
+      for (let queue = waiting.get(accountId); queue?.length; queue = waiting.get(accountId)) {
+        const lease = await debit(accountId, price * LEASE_CALLS, `lease:${queue[0]!.requestId}`);
+        if (lease.ok) leases.set(accountId, (leases.get(accountId) ?? 0) + price * LEASE_CALLS);
+        const served = waiting.get(accountId) ?? [];
+        waiting.delete(accountId);
+        for (const w of served) {
+          if (take(accountId)) w.resolve({ ok: true });
+          else if (lease.ok) (waiting.get(accountId) ?? waiting.set(accountId, []).get(accountId)!).push(w);
+          else w.resolve(price === 0 ? { ok: true } : await debit(accountId, price, w.requestId));
+        }
+      }
+    } finally {
+      busy.delete(accountId);
+    }
+  }
+
+  return {
+    allocate(accountId: string, requestId: string): Promise<Allocation> {
+      if (price === 0 || take(accountId)) return Promise.resolve({ ok: true });
+      return new Promise((resolve) => {
+        const list = waiting.get(accountId) ?? [];
+        list.push({ requestId, resolve });
+        waiting.set(accountId, list);
+        if (!busy.has(accountId)) void refill(accountId);
+      });
+    },
+    /** Credits this node holds for an account (its billing check counts them). */
+    held: (accountId: string) => leases.get(accountId) ?? 0,
+    /** Returns every unspent lease to its account. */
+    async release() {
+      const held = [...leases].filter(([, n]) => n > 0);
+      leases.clear();
+      await Promise.all(held.map(([accountId, amount]) => actors.ask(accountAddress(accountId), { type: 'REFUND', amount, requestId: `refund:${accountId}` }).catch(() => undefined)));
+    },
+  };
+}

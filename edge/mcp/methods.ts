@@ -1,0 +1,154 @@
+import type { Caller } from '../../runtime/identity/index.ts';
+import { decideNonInteractive, effectiveMode, metaTools, rankTools, type AutonomyPolicy, type EffectiveMode, type ToolEntry, type ToolRegistry } from '../../runtime/mcp/index.ts';
+import { ToolCallError, type InvokeTool, type ToolResult } from '../../runtime/plugins/index.ts';
+import type { McpGatewayContext, McpGuards } from './context.ts';
+import { RPC, RpcError } from './errors.ts';
+import { CACHE_SCOPE, KNOWN_VERSIONS, LIST_TTL_MS, PAGE_SIZE, SERVER_INFO, SERVER_INFO_META } from './protocol.ts';
+
+export interface CallScope {
+  ctx: McpGatewayContext;
+  caller: Caller | null;
+  callerKey: string;
+  /** A unique id for this request (budget allocations are keyed by it). */
+  requestId: string;
+}
+
+export interface MethodDeps {
+  registry: ToolRegistry;
+  policy: AutonomyPolicy;
+  invokeTool: InvokeTool;
+  guards: McpGuards;
+}
+
+const AUTONOMY_META = 'dev.platform/autonomy';
+/** JSON-RPC code of a budget allocation refused at dispatch (outside MCP's reserved -32020..-32099). */
+export const BUDGET_REFUSED = -32001;
+
+const unknownTool = (name: unknown) => new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${typeof name === 'string' ? name : JSON.stringify(name)}`);
+
+/** An anonymous caller of a public gateway runs tools as the account's anonymous service identity. */
+const runAs = (scope: CallScope): Caller =>
+  scope.caller ?? { accountId: scope.ctx.gateway.accountId, principalId: 'anonymous', kind: 'service', role: 'member', via: 'anonymous' };
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown): number {
+  if (cursor === undefined || cursor === null) return 0;
+  if (typeof cursor !== 'string' || cursor.length > 200) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor');
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { o?: unknown };
+    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o > 0 && v.o <= 1_000_000) return v.o;
+  } catch {
+    // falls through
+  }
+  throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor');
+}
+
+const text = (s: string) => [{ type: 'text', text: s }];
+
+function toolResultToMcp(r: ToolResult): Record<string, unknown> {
+  if (!r.isError) {
+    const value = r.value;
+    const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+    return { content: text(typeof value === 'string' ? value : JSON.stringify(value)), structuredContent: structured, isError: false };
+  }
+  const detail = r.payload === undefined ? r.message : typeof r.payload === 'string' ? r.payload : JSON.stringify(r.payload);
+  return { content: text(`${r.kind === 'component-error' ? 'the tool failed' : `the call failed (${r.kind})`}: ${detail}`), isError: true };
+}
+
+const toolError = (message: string) => ({ content: text(message), isError: true });
+
+/** The tool methods of one gateway, per caller; every answer is computed from the caller's own view. */
+export function createToolMethods(deps: MethodDeps) {
+  async function view(scope: CallScope): Promise<{ mode: EffectiveMode; tools: ToolEntry[] }> {
+    const [visible, bound] = await Promise.all([deps.registry.visible(scope.ctx.gateway, scope.caller), deps.registry.bound(scope.ctx.gateway)]);
+    return { mode: effectiveMode(scope.ctx.gateway.presentationMode, bound.length), tools: visible };
+  }
+
+  const describe = (scope: CallScope, t: ToolEntry) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    annotations: { readOnlyHint: t.readOnly },
+    _meta: { [AUTONOMY_META]: { outcome: deps.policy.outlook(scope.caller, t) } },
+  });
+
+  async function runTool(scope: CallScope, tool: ToolEntry, args: unknown): Promise<Record<string, unknown>> {
+    const decision = decideNonInteractive(deps.policy, scope.caller, tool, args);
+    if (!decision.allowed) return { ...toolError(`denied: ${decision.reason}`), structuredContent: { denied: true, reason: decision.reason } };
+    const budget = await deps.guards.allocate(scope.ctx.gateway.accountId, scope.requestId);
+    if (!budget.ok) throw new RpcError(BUDGET_REFUSED, budget.message);
+    try {
+      return toolResultToMcp(await deps.invokeTool(runAs(scope), tool.source.capabilityId, tool.name, args ?? {}));
+    } catch (err) {
+      if (err instanceof ToolCallError) return toolError(err.message);
+      throw err;
+    }
+  }
+
+  async function meta(scope: CallScope, tools: ToolEntry[], name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const action = name === 'unified_tool' ? args.action : { discover_tools: 'discover', get_tool_schema: 'schema', execute_tool: 'execute' }[name];
+    const find = (n: unknown) => tools.find((t) => t.name === n);
+    if (action === 'discover') {
+      if (typeof args.query !== 'string' || args.query.length === 0) return toolError('discover needs a non-empty `query`');
+      const limit = typeof args.limit === 'number' && Number.isInteger(args.limit) && args.limit >= 1 && args.limit <= 50 ? args.limit : 10;
+      const found = rankTools(tools, args.query, limit);
+      return { content: text(JSON.stringify(found)), structuredContent: { tools: found } };
+    }
+    if (action === 'schema') {
+      const t = find(args.name);
+      if (!t) return toolError(`unknown tool: ${String(args.name)}`);
+      const d = describe(scope, t);
+      return { content: text(JSON.stringify(d)), structuredContent: d };
+    }
+    if (action === 'execute') {
+      const t = find(args.name);
+      if (!t) return toolError(`unknown tool: ${String(args.name)}`);
+      if (args.arguments !== undefined && (typeof args.arguments !== 'object' || args.arguments === null || Array.isArray(args.arguments))) {
+        return toolError('`arguments` must be an object');
+      }
+      return runTool(scope, t, args.arguments ?? {});
+    }
+    return toolError('unified_tool needs `action`: discover, schema or execute');
+  }
+
+  return {
+    async list(scope: CallScope, params: Record<string, unknown>) {
+      const offset = decodeCursor(params.cursor);
+      const { mode, tools } = await view(scope);
+      const all = mode === 'direct' ? tools.map((t) => describe(scope, t)) : metaTools(mode).map((m) => ({ name: m.name, description: m.description, inputSchema: m.inputSchema }));
+      const page = all.slice(offset, offset + PAGE_SIZE);
+      const next = offset + PAGE_SIZE < all.length ? { nextCursor: encodeCursor(offset + PAGE_SIZE) } : {};
+      return { tools: page, ...next, ttlMs: LIST_TTL_MS, cacheScope: CACHE_SCOPE };
+    },
+    async call(scope: CallScope, params: Record<string, unknown>) {
+      const name = params.name;
+      if (typeof name !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'tools/call needs params.name (a string)');
+      const args = params.arguments;
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) throw new RpcError(RPC.INVALID_PARAMS, 'params.arguments must be an object');
+      const { mode, tools } = await view(scope);
+      if (mode === 'direct') {
+        const tool = tools.find((t) => t.name === name);
+        if (!tool) throw unknownTool(name);
+        return runTool(scope, tool, args ?? {});
+      }
+      // In Discovery and Unified modes only the meta-tools are callable; the tools behind them are reached through them.
+      if (!metaTools(mode).some((m) => m.name === name)) throw unknownTool(name);
+      return meta(scope, tools, name, (args ?? {}) as Record<string, unknown>);
+    },
+  };
+}
+
+export const initializeResult = (version: string) => ({ protocolVersion: version, capabilities: { tools: {} }, serverInfo: SERVER_INFO });
+
+export const discoverResult = () => ({
+  supportedVersions: [...KNOWN_VERSIONS],
+  capabilities: { tools: {} },
+  _meta: { [SERVER_INFO_META]: SERVER_INFO },
+  ttlMs: LIST_TTL_MS,
+  cacheScope: CACHE_SCOPE,
+});
+
+export const emptyList = (key: 'resources' | 'resourceTemplates' | 'prompts') => ({ [key]: [], ttlMs: LIST_TTL_MS, cacheScope: CACHE_SCOPE });

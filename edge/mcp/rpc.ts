@@ -1,0 +1,148 @@
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../../runtime/identity/index.ts';
+import type { Services } from '../../runtime/index.ts';
+import type { McpSessionRecord } from '../../store/index.ts';
+import type { McpGatewayContext, McpGuards } from './context.ts';
+import { McpHttpError, RPC, RpcError } from './errors.ts';
+import { discoverResult, emptyList, initializeResult, type createToolMethods } from './methods.ts';
+import { FALLBACK_VERSION, isKnown, isModern, KNOWN_VERSIONS, MODERN_VERSION, negotiate, PROTOCOL_VERSION_META } from './protocol.ts';
+
+export interface Envelope {
+  jsonrpc: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+export interface RpcDeps {
+  request: FastifyRequest;
+  ctx: McpGatewayContext;
+  caller: Caller | null;
+  callerKey: string;
+  services: Services;
+  guards: McpGuards;
+  methods: ReturnType<typeof createToolMethods>;
+  newSession(version: string): Promise<string>;
+  /** A live session of this gateway, or null. */
+  session(id: string): Promise<McpSessionRecord | null>;
+  requestId: string;
+}
+
+export interface RpcOutcome {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown; status: number };
+  headers?: Record<string, string>;
+}
+
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Header values may be RFC 2047-style base64 (`=?base64?...?=`) when they are not plain ASCII. */
+function headerValue(req: FastifyRequest, name: string): string | undefined {
+  const raw = req.headers[name];
+  const v = Array.isArray(raw) ? raw.join(',') : raw;
+  if (v === undefined) return undefined;
+  const m = /^=\?base64\?(.*)\?=$/i.exec(v.trim());
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : v.trim();
+}
+
+const fail = (e: RpcError): RpcOutcome => ({ error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}), status: e.status } });
+
+/** Answers one JSON-RPC request in its protocol era: sessions before 2026-07-28, stateless from it on. */
+export async function handleRpc(env: Envelope, d: RpcDeps): Promise<RpcOutcome> {
+  const method = env.method as string;
+  if (env.params !== undefined && (typeof env.params !== 'object' || env.params === null || Array.isArray(env.params))) {
+    return fail(new RpcError(RPC.INVALID_PARAMS, 'Invalid params: params must be an object', undefined, 400));
+  }
+  const params = (env.params ?? {}) as Record<string, unknown>;
+  const meta = (params._meta ?? undefined) as Record<string, unknown> | undefined;
+  const headerVersion = headerValue(d.request, 'mcp-protocol-version');
+  const modern = (headerVersion !== undefined && headerVersion >= MODERN_VERSION) || (meta !== undefined && meta[PROTOCOL_VERSION_META] !== undefined && method !== 'initialize');
+  try {
+    return modern ? await modernEra(method, params, meta, headerVersion, d) : await legacyEra(method, params, headerVersion, d);
+  } catch (err) {
+    if (err instanceof RpcError) return fail(err);
+    throw err;
+  }
+}
+
+async function rateLimited(d: RpcDeps): Promise<void> {
+  const r = await d.guards.rate('request', d.ctx.gateway.id, d.callerKey);
+  if (!r.ok) throw new RpcError(RPC.RATE_LIMITED, 'Rate limit exceeded: 600 requests per minute per caller on this gateway', { retryAfterSeconds: r.retryAfterSeconds });
+}
+
+async function tools(method: string, params: Record<string, unknown>, d: RpcDeps): Promise<unknown> {
+  await rateLimited(d);
+  const scope = { ctx: d.ctx, caller: d.caller, callerKey: d.callerKey, requestId: d.requestId };
+  return method === 'tools/list' ? d.methods.list(scope, params) : d.methods.call(scope, params);
+}
+
+async function common(method: string, params: Record<string, unknown>, d: RpcDeps): Promise<unknown | undefined> {
+  switch (method) {
+    case 'tools/list':
+    case 'tools/call':
+      return tools(method, params, d);
+    case 'resources/list':
+      return emptyList('resources');
+    case 'resources/templates/list':
+      return emptyList('resourceTemplates');
+    case 'prompts/list':
+      return emptyList('prompts');
+    case 'server/discover':
+      return discoverResult();
+    default:
+      return undefined;
+  }
+}
+
+async function legacyEra(method: string, params: Record<string, unknown>, headerVersion: string | undefined, d: RpcDeps): Promise<RpcOutcome> {
+  if (method === 'initialize') {
+    const limit = await d.guards.rate('initialize', d.ctx.gateway.id, d.callerKey);
+    if (!limit.ok) throw new McpHttpError('MCP_INITIALIZE_RATE_LIMITED', 'Too many initialize requests: 60 per minute per caller on this gateway', { 'retry-after': String(limit.retryAfterSeconds) });
+    let version = negotiate(params.protocolVersion);
+    // initialize belongs to the session era; a client asking for a stateless revision through it gets the fallback.
+    if (isModern(version)) version = FALLBACK_VERSION;
+    const session = await d.newSession(version);
+    return { result: initializeResult(version), headers: { 'mcp-session-id': session } };
+  }
+  if (headerVersion !== undefined && !isKnown(headerVersion)) {
+    throw new McpHttpError('MCP_BAD_REQUEST', `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(headerVersion)}`, {}, RPC.INVALID_REQUEST, { supported: [...KNOWN_VERSIONS] });
+  }
+  const sid = headerValue(d.request, 'mcp-session-id');
+  if (!sid) throw new McpHttpError('MCP_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
+  const session = await d.session(sid);
+  // A session is bound to the caller who opened it: another caller holding the id learns nothing from it.
+  if (!session || session.callerKey !== d.callerKey) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
+  if (method === 'ping') return { result: {} };
+  const result = await common(method, params, d);
+  if (result === undefined) throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  return { result };
+}
+
+async function modernEra(method: string, params: Record<string, unknown>, meta: Record<string, unknown> | undefined, headerVersion: string | undefined, d: RpcDeps): Promise<RpcOutcome> {
+  const bodyVersion = meta?.[PROTOCOL_VERSION_META];
+  if (meta === undefined && headerVersion !== undefined && !isKnown(headerVersion)) {
+    throw new RpcError(RPC.UNSUPPORTED_VERSION, `Unsupported protocol version: ${headerVersion}`, { supported: [...KNOWN_VERSIONS], requested: headerVersion }, 400);
+  }
+  if (meta === undefined || typeof bodyVersion !== 'string' || typeof meta[CLIENT_CAPABILITIES_META] !== 'object' || meta[CLIENT_CAPABILITIES_META] === null) {
+    throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: _meta must carry "${PROTOCOL_VERSION_META}" and "${CLIENT_CAPABILITIES_META}"`, undefined, 400);
+  }
+  // A header that disagrees with the body is a mismatch whatever the versions; agreeing on an unknown one is -32022.
+  if (headerVersion !== bodyVersion) {
+    throw new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: MCP-Protocol-Version ${JSON.stringify(headerVersion ?? null)} does not match _meta ${JSON.stringify(bodyVersion)}`, undefined, 400);
+  }
+  if (!isKnown(bodyVersion)) {
+    throw new RpcError(RPC.UNSUPPORTED_VERSION, `Unsupported protocol version: ${bodyVersion}`, { supported: [...KNOWN_VERSIONS], requested: bodyVersion }, 400);
+  }
+  const headerMethod = headerValue(d.request, 'mcp-method');
+  if (headerMethod !== method) {
+    throw new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: Mcp-Method ${JSON.stringify(headerMethod ?? null)} does not match the body's method ${JSON.stringify(method)}`, undefined, 400);
+  }
+  if (method === 'tools/call' && headerValue(d.request, 'mcp-name') !== params.name) {
+    throw new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: Mcp-Name does not match params.name`, undefined, 400);
+  }
+  const result = await common(method, params, d);
+  if (result === undefined) throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`, undefined, 404);
+  return { result: { ...(result as Record<string, unknown>), resultType: 'complete' } };
+}

@@ -1,0 +1,3 @@
+export * from './tool-registry.ts';
+export * from './autonomy.ts';
+export * from './presentation.ts';

@@ -1,0 +1,2 @@
+export * from './counter.ts';
+export * from './limiter.ts';
