@@ -54,7 +54,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
-  { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the accounts' workspace directories; a plugin's filesystem grants resolve inside its account's one" },
+  { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the workspace directories (one per account, gateway or agent, and user); a plugin's filesystem grants resolve inside its caller's one" },
   { env: 'PLATFORM_MCP_CALL_PRICE', default: '1', description: 'Credits one MCP `tools/call` reserves from the account budget (0..1000000)' },
   { env: 'PLATFORM_MCP_REQUEST_RATE', default: '600', description: 'MCP tools/list + tools/call per minute per gateway per caller (the spec value; raise it only for load tests)' },
   { env: 'PLATFORM_MCP_INITIALIZE_RATE', default: '60', description: 'MCP initialize per minute per gateway per caller (the spec value; raise it only for load tests)' },

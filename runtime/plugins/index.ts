@@ -8,4 +8,4 @@ export { witDocs } from './wit-docs.ts';
 export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';
 export { activateVersion, compileArtifacts, ActivationError, type ActivationErrorCode } from './activation.ts';
 export { capMemory, MemoryCapError } from './memory-cap.ts';
-export { createToolInvoker, ToolCallError, PLUGINS_CHANGED, type InvokeTool, type ToolResult } from './invoke-tool.ts';
+export { createToolInvoker, ToolCallError, PLUGINS_CHANGED, workspaceAnchor, type InvokeTool, type InvokeOptions, type ToolResult } from './invoke-tool.ts';

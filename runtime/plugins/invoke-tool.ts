@@ -11,7 +11,7 @@ import type { FuncType } from './component-reflect.ts';
 import type { JsonSchema } from './tool-schema.ts';
 import { timeoutMs, type PluginConfig } from './plugin-config.ts';
 
-export type ToolErrorCode = 'TOOL_FORBIDDEN' | 'TOOL_NOT_FOUND' | 'TOOL_NOT_ACTIVE' | 'TOOL_INVALID_ARGUMENTS';
+export type ToolErrorCode = 'TOOL_FORBIDDEN' | 'TOOL_NOT_FOUND' | 'TOOL_NOT_ACTIVE' | 'TOOL_INVALID_ARGUMENTS' | 'TOOL_NEEDS_ANCHOR';
 
 /** A call that could not be made (as opposed to a tool that ran and failed, which is a ToolResult). */
 export class ToolCallError extends Error {
@@ -29,6 +29,23 @@ export type ToolResult = (
   | { isError: true; kind: Exclude<InvokeOutcome, { ok: true }>['kind']; message: string; payload?: unknown }
 ) & { output?: CallOutput };
 
+export interface InvokeOptions {
+  /**
+   * Where the caller's workspace is: the surface and the user it works for (`workspaceAnchor`), never a session.
+   * Tools that use the filesystem refuse callers without one (anonymous callers of a public gateway).
+   */
+  anchor?: string | null;
+}
+
+const ANCHOR_RE = /^[a-z]+-[A-Za-z0-9-]{1,64}(\/[a-z]+-[A-Za-z0-9-]{1,64}){0,3}$/;
+const MAX_ANCHORS_PER_VERSION = 10_000;
+
+/**
+ * A workspace anchor: the workspace of `principalId` on one gateway or agent, a directory inside the account's
+ * workspace root. Two users of a gateway, or one user on two gateways, never share files.
+ */
+export const workspaceAnchor = (surface: 'gateway' | 'agent', surfaceId: string, principalId: string): string => `${surface}-${surfaceId}/principal-${principalId}`;
+
 /** Published on the bus when a capability's active version changes, so every node drops what it cached. */
 export const PLUGINS_CHANGED = 'plugins.changed';
 /** Bounds staleness should an invalidation be missed (a node briefly off the bus). */
@@ -41,7 +58,8 @@ interface ActiveVersion {
   env: Record<string, string>;
   artifactHash: string | null;
   at: number;
-  grants?: { grants: Partial<SandboxGrants>; key: string };
+  /** Grants per workspace anchor ('' for tools without a filesystem). */
+  grants: Map<string, { grants: Partial<SandboxGrants>; key: string }>;
 }
 
 interface StoredTool {
@@ -95,19 +113,23 @@ export function createToolInvoker(deps: {
       env: row.env ?? {},
       artifactHash: row.artifact_hash,
       at: now(),
+      grants: new Map(),
     };
     // Only a serving version is kept: a plugin being activated elsewhere must not look inactive here for long.
     if (entry.activeVersion > 0 && entry.artifactHash) active.set(key, entry);
     return entry;
   }
 
-  function grantsOf(accountId: string, v: ActiveVersion): { grants: Partial<SandboxGrants>; key: string } {
-    if (v.grants) return v.grants;
+  function grantsOf(accountId: string, v: ActiveVersion, anchor: string | null): { grants: Partial<SandboxGrants>; key: string } {
     const p = v.config.permissions;
     const fs = p.filesystem.allow;
+    if (fs.length && anchor === null) throw new ToolCallError('TOOL_NEEDS_ANCHOR', 'this tool works in a workspace, and the caller has none (anonymous callers have no workspace anchor)');
+    const slot = fs.length ? anchor! : '';
+    const known = v.grants.get(slot);
+    if (known) return known;
     let workspace: string | null = null;
     if (fs.length) {
-      workspace = path.join(deps.workspacesDir, accountId);
+      workspace = path.join(deps.workspacesDir, accountId, ...anchor!.split('/'));
       mkdirSync(workspace, { recursive: true, mode: 0o700 });
     }
     const grants: SandboxGrants = {
@@ -118,7 +140,11 @@ export function createToolInvoker(deps: {
       workspace,
       allowPrivate: deps.allowPrivateNetwork === true,
     };
-    return (v.grants = { grants, key: createHash('sha256').update(JSON.stringify(grants)).digest('base64url') });
+    const entry = { grants, key: createHash('sha256').update(JSON.stringify(grants)).digest('base64url') };
+    // Bounded: a version serving very many anchors rebuilds the grants of the ones it dropped.
+    if (v.grants.size >= MAX_ANCHORS_PER_VERSION) v.grants.clear();
+    v.grants.set(slot, entry);
+    return entry;
   }
 
   function keyValue(accountId: string, capabilityId: string): KeyValueHandler {
@@ -144,7 +170,9 @@ export function createToolInvoker(deps: {
     };
   }
 
-  return async function invokeTool(caller: Caller, capabilityId: string, toolName: string, args: unknown): Promise<ToolResult> {
+  return async function invokeTool(caller: Caller, capabilityId: string, toolName: string, args: unknown, opts: InvokeOptions = {}): Promise<ToolResult> {
+    const anchor = opts.anchor ?? null;
+    if (anchor !== null && !ANCHOR_RE.test(anchor)) throw new ToolCallError('TOOL_NEEDS_ANCHOR', `invalid workspace anchor ${JSON.stringify(anchor)}`);
     if (!hasAuthority(caller.role, 'execute')) throw new ToolCallError('TOOL_FORBIDDEN', `the ${caller.role} role lacks execute authority`);
     const v = await activeVersion(caller.accountId, capabilityId);
     if (!v) throw new ToolCallError('TOOL_NOT_FOUND', `no capability ${capabilityId}`);
@@ -161,7 +189,7 @@ export function createToolInvoker(deps: {
       throw new ToolCallError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);
     }
     const artifacts = await load(v.artifactHash);
-    const granted = grantsOf(caller.accountId, v);
+    const granted = grantsOf(caller.accountId, v, anchor);
     const outcome = await deps.lanes.run(caller.accountId, () =>
       deps.sandbox.invoke(artifacts, {
         tenant: `${caller.accountId}/${capabilityId}`,

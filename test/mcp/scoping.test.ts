@@ -47,7 +47,7 @@ describe('MCP gateways are per account; sessions scope nothing', () => {
     expect(api.text).not.toContain('jsonrpc');
   });
 
-  it('[MCP-PROTO-17] [MCP-PROTO-16] the workspace comes from the gateway and the user, not the session: two sessions of one user share it', async () => {
+  it('[MCP-PROTO-17] [MCP-PROTO-16] the workspace comes from the gateway and the user, not the session: two sessions of one user share it, other users and other gateways do not', async () => {
     const wasm = await buildGrantsComponent();
     const archive = await npack([
       { name: 'g.wasm', body: Buffer.from(wasm) },
@@ -65,6 +65,20 @@ describe('MCP gateways are per account; sessions scope nothing', () => {
     const second = await openSession(p, 'notes', auth);
     expect(second.sid).not.toBe(first.sid);
     expect(await call(second.headers, 'notes_read_file', { path: 'memo.txt' })).toMatchObject({ isError: false, content: [{ type: 'text', text: 'kept across sessions' }] });
+    // Another user of the account on the same gateway has a workspace of their own.
+    const admin = p.node.services.admin;
+    const colleague = await admin.createUser({ account: owner.accountId, email: 'colleague@example.com', password: 'correct horse battery', role: 'member' });
+    const colleagueAuth = { authorization: `Bearer ${(await admin.createKey({ principal: colleague.id })).key}` };
+    const theirs = await openSession(p, 'notes', colleagueAuth);
+    expect(await call(theirs.headers, 'notes_read_file', { path: 'memo.txt' })).toMatchObject({ isError: true });
+    expect(await call(theirs.headers, 'notes_write_file', { path: 'memo.txt', text: 'theirs' })).toMatchObject({ isError: false });
+    expect(await call(second.headers, 'notes_read_file', { path: 'memo.txt' })).toMatchObject({ content: [{ type: 'text', text: 'kept across sessions' }] });
+    // The same user on another gateway of the account starts from an empty workspace too.
+    const g2 = await createGateway(p, owner.accountId, 'notes-two', 'private', 'direct');
+    await admin.bindGateway({ gateway: g2.id, capability: up.capability_id });
+    const elsewhere = await openSession(p, 'notes-two', auth);
+    const res = await rpc(p, 'notes-two', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'notes_read_file', arguments: { path: 'memo.txt' } } }, elsewhere.headers);
+    expect(res.message.result).toMatchObject({ isError: true });
   }, 120_000);
 
   it('[MCP-PROTO-18] [MCP-TOOLS-14] the gateway never notifies: a tool bound mid-session shows up on the next list only, one frame per answer', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateVersion, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
+import { activateVersion, authenticate, registerUpload, workspaceAnchor, type Caller } from '../../runtime/index.ts';
 import { buildGrantsComponent } from '../helpers/js-components.ts';
 import { npack } from '../helpers/npack.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -32,6 +32,10 @@ describe('plugin grants (wasi:http, filesystem, env, config, keyvalue, stdout)',
     rmSync(workspaces, { recursive: true, force: true });
   });
 
+  // The workspace of a principal on one (agent) surface: <root>/<account>/agent-grants/principal-<id>.
+  const anchorOf = (c: Caller) => workspaceAnchor('agent', 'grants', c.principalId);
+  const workspaceOf = (c: Caller) => path.join(workspaces, c.accountId, 'agent-grants', `principal-${c.principalId}`);
+
   async function platformWith(env: Record<string, string>) {
     const p = await startTestPlatform({ env: { PLATFORM_WORKSPACES_DIR: workspaces, ...env } });
     const r = await authenticate({ store: p.node.services.store, signer: p.node.services.signer, now: () => Date.now() }, p.node.demo!.userKey);
@@ -48,7 +52,8 @@ describe('plugin grants (wasi:http, filesystem, env, config, keyvalue, stdout)',
     const up = await registerUpload(p.node.services, { accountId: owner.accountId, principalId: owner.principalId, filename: `${name}.npack`, archive });
     await activateVersion(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: up.version, by: owner.principalId });
     const ns = name.replace(/-/g, '_');
-    return (tool: string, args: Record<string, unknown>, caller: Caller = owner) => p.node.services.invokeTool(caller, up.capability_id, `${ns}_${tool}`, args);
+    return (tool: string, args: Record<string, unknown>, caller: Caller = owner, anchor: string | null = anchorOf(caller)) =>
+      p.node.services.invokeTool(caller, up.capability_id, `${ns}_${tool}`, args, { anchor });
   }
 
   describe('a node in development mode (private network enabled by the operator)', () => {
@@ -71,7 +76,7 @@ config: { greeting: hello }`,
         'GREETING=hi\nSECRET=never\n',
       );
       bare = await install(p, owner, 'bare', '');
-      const ws = path.join(workspaces, owner.accountId);
+      const ws = workspaceOf(owner);
       mkdirSync(path.join(ws, 'data'), { recursive: true });
       mkdirSync(path.join(ws, 'out'), { recursive: true });
       writeFileSync(path.join(ws, 'data', 'a.txt'), 'file contents');
@@ -93,7 +98,7 @@ config: { greeting: hello }`,
       expect(await full('write_file', { path: 'data/b.txt', text: 'x' })).toMatchObject({ isError: true, payload: 'fs: "access"' });
       expect(await full('read_file', { path: 'secret.txt' })).toMatchObject({ isError: true, payload: 'fs: "access"' });
       expect(await full('write_file', { path: 'out/c.txt', text: 'written' })).toMatchObject({ isError: false, value: 'ok' });
-      expect(readFileSync(path.join(workspaces, owner.accountId, 'out', 'c.txt'), 'utf8')).toBe('written');
+      expect(readFileSync(path.join(workspaceOf(owner), 'out', 'c.txt'), 'utf8')).toBe('written');
       expect(await full('read_file', { path: 'out/c.txt' })).toMatchObject({ isError: false, value: 'written' });
       // `*.txt` does not cross directories, and nothing climbs out of the workspace.
       expect(await full('write_file', { path: 'out/deeper/c.txt', text: 'x' })).toMatchObject({ isError: true });
@@ -101,6 +106,12 @@ config: { greeting: hello }`,
       expect(await full('read_file', { path: 'data/../secret.txt' })).toMatchObject({ isError: true, payload: 'fs: "access"' });
       // No filesystem permission: no filesystem at all.
       expect(await bare('read_file', { path: 'data/a.txt' })).toMatchObject({ isError: true, payload: 'fs: no filesystem' });
+      // Another principal of the account has a workspace of its own; a caller without an anchor has none.
+      const colleague: Caller = { ...owner, principalId: (await p.node.services.admin.createPrincipal({ account: owner.accountId, name: 'colleague', role: 'member' })).id };
+      expect(await full('read_file', { path: 'data/a.txt' }, colleague)).toMatchObject({ isError: true, payload: expect.stringMatching(/^fs: /) });
+      expect(existsSync(path.join(workspaceOf(colleague), 'data', 'a.txt'))).toBe(false);
+      await expect(full('read_file', { path: 'data/a.txt' }, owner, null)).rejects.toMatchObject({ code: 'TOOL_NEEDS_ANCHOR' });
+      await expect(full('read_file', { path: 'data/a.txt' }, owner, '../escape')).rejects.toMatchObject({ code: 'TOOL_NEEDS_ANCHOR' });
     });
 
     it('environment: only the allowed keys, with the values of the archive .env; nothing of the host', async () => {
