@@ -23,7 +23,7 @@ export function createMcpGuards(deps: { actors: ActorSystem; limiter: RateLimite
   // when the operator changes a budget.
   const states = ttlCache<string, BillingState>(1000, deps.now ?? Date.now);
   deps.bus?.subscribe(CACHE_SUBJECTS.billing, () => states.clear());
-  const allocations = leaseAllocator(deps.actors, deps.price, (accountId, budget) => states.set(accountId, stateOf(budget)));
+  const allocations = leaseAllocator(deps.actors, deps.price, deps.now ?? Date.now, (accountId, budget) => states.set(accountId, stateOf(budget)));
   return {
     async billing(accountId): Promise<BillingState> {
       // Credits this node already reserved for the account pay for its next calls, whatever the actor says now.
@@ -49,20 +49,37 @@ const stateOf = (budget: string | undefined): BillingState => (budget === 'funde
 
 type Allocation = { ok: true } | { ok: false; message: string };
 
-/** Calls one lease pays for: a node reserves this many calls' credits with one durable DEBIT turn. */
-export const LEASE_CALLS = 50;
+/**
+ * Calls one lease pays for. A lease that ran out within a second was too small for the account's call rate: the next
+ * one is twice as large (up to `max`); one that lasted more than ten seconds was larger than needed: the next is half.
+ * A busy account thus costs a few durable turns a second, and a node that crashes loses at most one lease.
+ */
+export const LEASE_CALLS = { min: 50, max: 2_000 } as const;
 
 /**
- * Budget allocation from per-node leases: a node reserves the credits of LEASE_CALLS calls from the Account actor
+ * Budget allocation from per-node leases: a node reserves the credits of a lease of calls from the Account actor
  * in one DEBIT (one durable turn), then allocates calls from the lease in memory; allocations that arrive while a
  * reservation is in flight wait for it. When the account cannot cover a whole lease, each call reserves its own
  * credits, so every call the budget covers still runs. Unspent credits go back to the account (REFUND) when the node
- * stops; a node that crashes loses at most one lease per account.
+ * stops.
  */
-function leaseAllocator(actors: ActorSystem, price: number, observe: (accountId: string, budget: string | undefined) => void) {
+function leaseAllocator(actors: ActorSystem, price: number, now: () => number, observe: (accountId: string, budget: string | undefined) => void) {
   const leases = new Map<string, number>();
   const waiting = new Map<string, { requestId: string; resolve: (a: Allocation) => void }[]>();
   const busy = new Set<string>();
+  const sizing = new Map<string, { calls: number; at: number }>();
+
+  function leaseCalls(accountId: string): number {
+    const prev = sizing.get(accountId);
+    const t = now();
+    let calls: number = LEASE_CALLS.min;
+    if (prev) {
+      const lasted = t - prev.at;
+      calls = lasted < 1_000 ? Math.min(prev.calls * 2, LEASE_CALLS.max) : lasted > 10_000 ? Math.max(Math.floor(prev.calls / 2), LEASE_CALLS.min) : prev.calls;
+    }
+    sizing.set(accountId, { calls, at: t });
+    return calls;
+  }
 
   async function debit(accountId: string, amount: number, requestId: string): Promise<Allocation> {
     try {
@@ -87,8 +104,11 @@ function leaseAllocator(actors: ActorSystem, price: number, observe: (accountId:
     busy.add(accountId);
     try {
       for (let queue = waiting.get(accountId); queue?.length; queue = waiting.get(accountId)) {
-        const lease = await debit(accountId, price * LEASE_CALLS, `lease:${queue[0]!.requestId}`);
-        if (lease.ok) leases.set(accountId, (leases.get(accountId) ?? 0) + price * LEASE_CALLS);
+        const calls = leaseCalls(accountId);
+        const lease = await debit(accountId, price * calls, `lease:${queue[0]!.requestId}`);
+        if (lease.ok) leases.set(accountId, (leases.get(accountId) ?? 0) + price * calls);
+        // The budget could not cover this lease: start small again.
+        else sizing.delete(accountId);
         const served = waiting.get(accountId) ?? [];
         waiting.delete(accountId);
         for (const w of served) {

@@ -88,13 +88,18 @@ describe('MCP billing and rate limits', () => {
     const small = await Promise.all(Array.from({ length: 4 }, (_, i) => guards.allocate(acct.id, `s${i}`)));
     expect(small.filter((a) => a.ok)).toHaveLength(3);
     expect(await credits()).toBe(1);
-    // A large budget: one DEBIT reserves a lease; 120 calls take three leases; closing returns what was not spent.
+    // A large budget: one DEBIT reserves a lease of 50 calls. The clock stands still, so the lease runs out within a
+    // second and the next is twice as large: 120 calls take a lease of 50 and one of 100.
     await setBudget(acct.id, 10_000);
     const many = await Promise.all(Array.from({ length: 120 }, (_, i) => guards.allocate(acct.id, `m${i}`)));
     expect(many.every((a) => a.ok)).toBe(true);
-    expect(await credits()).toBe(10_000 - 3 * 50 * 2);
+    expect(await credits()).toBe(10_000 - (50 + 100) * 2);
+    // Thirty seconds later the remaining 30 calls of the lease last; the next lease is halved back to 50 (of 100).
+    clock.set(clock.now() + 30_000);
+    await Promise.all(Array.from({ length: 31 }, (_, i) => guards.allocate(acct.id, `n${i}`)));
+    expect(await credits()).toBe(10_000 - (50 + 100 + 50) * 2);
     await guards.close!();
-    expect(await credits()).toBe(10_000 - 120 * 2);
+    expect(await credits()).toBe(10_000 - 151 * 2);
   });
 
   it('[MCP-LIMIT-01] [MCP-LIMIT-02] [MCP-LIMIT-03] 600 requests per minute per caller, tools/list and tools/call together; the 601st is -32029 until the window turns', async () => {
