@@ -101,7 +101,7 @@ export const mcpCall: Scenario = {
         ],
         notes: [
           `Ours runs the tool in a WASM sandbox worker (Piscina) through the account's lane; the SDK server runs it as a JS function on the event loop. Both keep sessions (2025-11-25) and answer one SSE frame per call.`,
-          `The gateway's rate counter runs on every call with its limit raised (PLATFORM_MCP_REQUEST_RATE); billing reads the Account actor and reserves one credit per call.`,
+          `The gateway's rate counter runs on every call with its limit raised (PLATFORM_MCP_REQUEST_RATE); every call is paid for from the node's budget lease (one durable Account turn per lease, leases grow with the call rate).`,
           `Ceiling: a fastify route echoing the JSON-RPC body, same client, same connections: ${Math.round(ceilingRow!.throughput).toLocaleString('en-US')} calls/s.`,
         ],
       };
