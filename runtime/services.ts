@@ -14,6 +14,7 @@ import { urls, type PlatformConfig } from './config.ts';
 import { createAdmin, createDeviceFlow, createGatewayTokens, createTokenSigner, randomSecretForSetting, type Admin, type DeviceFlow, type GatewayTokens, type TokenSigner } from './identity/index.ts';
 import { createToolRegistry, pluginToolSource, type ToolRegistry } from './mcp/index.ts';
 import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './rate-limit/index.ts';
+import { startHousekeeping, type Housekeeping } from './housekeeping.ts';
 
 /** Everything a surface needs from the runtime, built once per node by the composition root. */
 export interface Services {
@@ -41,6 +42,8 @@ export interface Services {
   gatewayTokens: GatewayTokens;
   /** MCP rate limits; shared by every node of a cluster through NATS. */
   mcpLimiter: RateLimiter;
+  /** Deletes expired sessions, codes, tickets and refresh tokens. */
+  housekeeping: Housekeeping;
   close(): Promise<void>;
 }
 
@@ -130,7 +133,9 @@ export async function createServices(opts: {
   const gatewayTokens = createGatewayTokens(store, now);
   const counter = opts.cluster ? natsCounter(opts.cluster.nc, opts.cluster.cluster, WINDOW_MS) : memoryCounter();
   const mcpLimiter = createRateLimiter({ counter, now, limits: { request: config.mcpRequestRate, initialize: config.mcpInitializeRate }, onOutage: (err) => opts.onError?.(err, 'the MCP rate counter is unreachable; limits fail open until it answers') });
+  const housekeeping = startHousekeeping({ store, now, onError: (err) => opts.onError?.(err, 'housekeeping failed; it runs again at its next interval') });
   return {
+    housekeeping,
     lanes,
     sandbox,
     invokeTool,
@@ -150,6 +155,7 @@ export async function createServices(opts: {
     urls: u,
     async close() {
       // Hand every shard off first (drain, release), so peers take over at once instead of after the lease.
+      housekeeping.stop();
       await cluster?.stop();
       await host.stop();
       await sandbox.close();

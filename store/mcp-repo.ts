@@ -39,8 +39,9 @@ export function mcpSessionsRepo(db: Queryable) {
       );
       return rows[0] ? toSession(rows[0]) : null;
     },
-    async end(gatewayId: string, id: string): Promise<boolean> {
-      const { rowCount } = await db.query('delete from mcp_sessions where id = $1 and gateway_id = $2', [id, gatewayId]);
+    /** Ends a session of this gateway opened by this caller; another caller's session is left alone. */
+    async end(gatewayId: string, id: string, callerKey: string): Promise<boolean> {
+      const { rowCount } = await db.query('delete from mcp_sessions where id = $1 and gateway_id = $2 and caller_key = $3', [id, gatewayId, callerKey]);
       return rowCount > 0;
     },
     async purgeExpired(now: Date): Promise<number> {

@@ -134,6 +134,24 @@ export function oauthRepo(db: Queryable) {
       const { rowCount } = await db.query('update oauth_refresh_tokens set used_at = $3 where gateway_id = $1 and token_hash = $2 and used_at is null and revoked_at is null', [gatewayId, hash, at]);
       return rowCount === 1;
     },
+    /** Records a consent ticket as used: false when it was used before (a replayed form post). */
+    async useTicket(jti: string, expiresAt: string): Promise<boolean> {
+      const { rowCount } = await db.query('insert into oauth_used_tickets (jti, expires_at) values ($1, $2) on conflict (jti) do nothing', [jti, expiresAt]);
+      return rowCount === 1;
+    },
+    /** Deletes what can no longer be used: expired codes, tickets and refresh tokens. */
+    async purgeExpired(now: Date): Promise<number> {
+      const at = now.toISOString();
+      let n = 0;
+      for (const sql of [
+        'delete from oauth_codes where expires_at <= $1',
+        'delete from oauth_used_tickets where expires_at <= $1',
+        'delete from oauth_refresh_tokens where expires_at <= $1',
+      ]) {
+        n += (await db.query(sql, [at])).rowCount;
+      }
+      return n;
+    },
     async revokeFamily(gatewayId: string, familyId: string, at: string): Promise<void> {
       await db.query('update oauth_refresh_tokens set revoked_at = $3 where gateway_id = $1 and family_id = $2 and revoked_at is null', [gatewayId, familyId, at]);
     },

@@ -129,7 +129,8 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   app.post('/*', async (request, reply) => {
     const ctx = request.mcp!;
     const accept = header(request, 'accept') ?? '';
-    if (!/application\/json|application\/\*|\*\/\*/.test(accept) || !/text\/event-stream|text\/\*|\*\/\*/.test(accept)) {
+    // Both media types, by name (spec §4.2): the answer is an SSE stream, and a client must say it reads one.
+    if (!/(^|[\s,])application\/json\s*(;|,|$)/i.test(accept) || !/(^|[\s,])text\/event-stream\s*(;|,|$)/i.test(accept)) {
       throw new McpHttpError('MCP_NOT_ACCEPTABLE', 'Accept must list both application/json and text/event-stream');
     }
     const body = request.body as { ok: boolean; value?: unknown; mediaType?: boolean } | undefined;
@@ -191,15 +192,16 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
 
   app.delete('/*', async (request, reply) => {
     const ctx = request.mcp!;
-    await admitted(request);
+    const who = await admitted(request);
     const version = header(request, 'mcp-protocol-version');
     if (version !== undefined && isKnown(version) && isModern(version)) {
       throw new McpHttpError('MCP_METHOD_NOT_ALLOWED', 'stateless protocol: there is no session to end', { allow: 'POST' });
     }
     const sid = header(request, 'mcp-session-id');
     if (!sid) throw new McpHttpError('MCP_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
+    // Only the caller who opened a session may end it; to anyone else it does not exist.
+    if (!(await services.store.mcpSessions.end(ctx.gateway.id, sid, who.callerKey))) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
     sessions.delete(sid);
-    if (!(await services.store.mcpSessions.end(ctx.gateway.id, sid))) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
     services.bus.publish(CACHE_SUBJECTS.session, { id: sid });
     return reply.code(204).send();
   });

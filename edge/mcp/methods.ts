@@ -39,7 +39,8 @@ function decodeCursor(cursor: unknown): number {
   if (typeof cursor !== 'string' || cursor.length > 200) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor');
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { o?: unknown };
-    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o > 0 && v.o <= 1_000_000) return v.o;
+    // Cursors are issued at page boundaries only.
+    if (typeof v.o === 'number' && Number.isInteger(v.o) && v.o > 0 && v.o % PAGE_SIZE === 0 && v.o <= 1_000_000) return v.o;
   } catch {
     // falls through
   }
@@ -121,6 +122,8 @@ export function createToolMethods(deps: MethodDeps) {
       const offset = decodeCursor(params.cursor);
       const { mode, tools } = await view(scope);
       const all = mode === 'direct' ? tools.map((t) => describe(scope, t)) : metaTools(mode).map((m) => ({ name: m.name, description: m.description, inputSchema: m.inputSchema }));
+      // Past the end: not a cursor this list could have issued (or the list shrank since): start again without one.
+      if (offset > 0 && offset >= all.length) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor: it points past the end of the list; list again without a cursor');
       const page = all.slice(offset, offset + PAGE_SIZE);
       const next = offset + PAGE_SIZE < all.length ? { nextCursor: encodeCursor(offset + PAGE_SIZE) } : {};
       return { tools: page, ...next, ttlMs: LIST_TTL_MS, cacheScope: CACHE_SCOPE };

@@ -2,10 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkResource, grantScope, OAuthError, SCOPES, verifyPassword, type GatewayOAuth } from '../../runtime/identity/index.ts';
 import type { Services } from '../../runtime/index.ts';
 import type { ClientAuthMethod } from '../../store/index.ts';
+import { randomUUID } from 'node:crypto';
 import { html, sendPage, type Html } from '../pages/html.ts';
 import type { McpGatewayContext } from './context.ts';
 
 const TICKET = 'mcp-consent';
+/** Failed sign-ins one authorization request allows before the user must start again from the application. */
+export const MAX_SIGN_IN_ATTEMPTS = 5;
 const METHODS: ClientAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'none'];
 
 /** RFC 8414 metadata of a gateway's authorization server: exactly the spec's fields, absent ones omitted. */
@@ -117,7 +120,7 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
     } catch (err) {
       return fail((err as OAuthError).error, (err as OAuthError).message);
     }
-    const ticket = await services.signer.signTicket(TICKET, { gateway: ctx.gateway.id, client: client.clientId, redirect: redirectUri, challenge, scope, resource: resource ?? '', state: s('state') ?? '', mode: mode ?? 'query' });
+    const ticket = await services.signer.signTicket(TICKET, { jti: randomUUID(), attempts: '0', gateway: ctx.gateway.id, client: client.clientId, redirect: redirectUri, challenge, scope, resource: resource ?? '', state: s('state') ?? '', mode: mode ?? 'query' });
     return sendPage(reply, 200, 'Sign in to connect', consentPage(ctx, client.clientName, client.clientId, scope, ticket), {
       csp: `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(redirectUri).origin}; frame-ancestors 'none'`,
     });
@@ -127,14 +130,22 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
     const ctx = ctxOf(request);
     const f = params(request);
     const t = f.ticket ? await services.signer.verifyTicket(TICKET, f.ticket) : null;
-    if (!t || t.gateway !== ctx.gateway.id) return sendPage(reply, 400, 'Cannot connect', html`<h1>Cannot connect</h1><p class="error" role="alert">This sign-in has expired. Start again from your application.</p>`);
+    const startAgain = (why: string, status = 400) => sendPage(reply, status, 'Cannot connect', html`<h1>Cannot connect</h1><p class="error" role="alert">${why} Start again from your application.</p>`);
+    if (!t || t.gateway !== ctx.gateway.id || !t.jti) return startAgain('This sign-in has expired.');
+    // A ticket answers one form post: a replayed post (a second code, or another password guess) is refused.
+    const expiresAt = new Date(Number(t.exp) * 1000).toISOString();
+    if (!(await services.store.oauth.useTicket(t.jti, expiresAt))) return startAgain('This sign-in was already used.');
     const back = (values: Record<string, string | undefined>) => redirectTo(reply, t.redirect!, t.mode, { ...values, state: t.state || undefined, iss: ctx.origin });
     if (f.decision === 'deny') return back({ error: 'access_denied', error_description: 'the user denied the request' });
     const client = await oauth.client(ctx.gateway, t.client!);
     const user = f.email ? await services.store.principals.findUserByEmail(f.email) : null;
     const valid = await verifyPassword(f.password ?? '', user?.passwordHash ?? null);
     if (!client || !user || !valid || user.accountId !== ctx.gateway.accountId || user.status !== 'active' || user.role === null) {
-      return sendPage(reply, 401, 'Sign in to connect', consentPage(ctx, client?.clientName ?? '', t.client!, t.scope!, f.ticket!, 'Wrong email or password for an account of this gateway.'), {
+      const attempts = Number(t.attempts ?? MAX_SIGN_IN_ATTEMPTS) + 1;
+      if (attempts >= MAX_SIGN_IN_ATTEMPTS) return startAgain(`${MAX_SIGN_IN_ATTEMPTS} failed sign-ins.`, 401);
+      const { jti: _used, iat: _iat, exp: _exp, purpose: _purpose, ...rest } = t;
+      const next = await services.signer.signTicket(TICKET, { ...rest, jti: randomUUID(), attempts: String(attempts) });
+      return sendPage(reply, 401, 'Sign in to connect', consentPage(ctx, client?.clientName ?? '', t.client!, t.scope!, next, 'Wrong email or password for an account of this gateway.'), {
         csp: `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(t.redirect!).origin}; frame-ancestors 'none'`,
       });
     }
@@ -148,8 +159,15 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
     let cred: { clientId?: string; clientSecret?: string; method: ClientAuthMethod } = { method: 'none', ...(p.client_id ? { clientId: p.client_id } : {}) };
     const basic = /^Basic\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''));
     if (basic) {
-      const [id, secret] = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':');
-      cred = { clientId: decodeURIComponent(id ?? ''), clientSecret: decodeURIComponent(secret ?? ''), method: 'client_secret_basic' };
+      // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined by the colon.
+      const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      try {
+        if (colon < 0) throw new URIError('no colon');
+        cred = { clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), method: 'client_secret_basic' };
+      } catch {
+        return oauthError(reply, new OAuthError('invalid_client', 'client authentication failed: malformed Basic credentials', 401));
+      }
     } else if (p.client_secret !== undefined) {
       cred = { clientId: p.client_id, clientSecret: p.client_secret, method: 'client_secret_post' };
     }

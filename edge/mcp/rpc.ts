@@ -58,7 +58,10 @@ export async function handleRpc(env: Envelope, d: RpcDeps): Promise<RpcOutcome> 
   const params = (env.params ?? {}) as Record<string, unknown>;
   const meta = (params._meta ?? undefined) as Record<string, unknown> | undefined;
   const headerVersion = headerValue(d.request, 'mcp-protocol-version');
-  const modern = (headerVersion !== undefined && headerVersion >= MODERN_VERSION) || (meta !== undefined && meta[PROTOCOL_VERSION_META] !== undefined && method !== 'initialize');
+  // The version header names the era when present; without it, a body that carries the stateless revision's _meta
+  // is a modern request missing its header (answered -32020 there), anything else is a session-era request.
+  const modern =
+    headerVersion !== undefined ? headerVersion >= MODERN_VERSION : meta !== undefined && meta[PROTOCOL_VERSION_META] !== undefined && method !== 'initialize';
   try {
     return modern ? await modernEra(method, params, meta, headerVersion, d) : await legacyEra(method, params, headerVersion, d);
   } catch (err) {

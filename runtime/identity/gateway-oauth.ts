@@ -157,6 +157,7 @@ export function createGatewayOAuth(deps: { store: Store; tokens: GatewayTokens; 
     async exchange(g: GatewayRecord, origin: string, grant: string, p: Record<string, string | undefined>, cred: ClientCredentials): Promise<Record<string, unknown>> {
       if (grant === 'authorization_code') {
         const client = await authenticateClient(g, cred);
+        if (!client.grantTypes.includes('authorization_code')) throw new OAuthError('unauthorized_client', 'this client may not use the authorization code grant');
         if (!p.code || !p.code_verifier || !p.redirect_uri) throw new OAuthError('invalid_request', 'code, code_verifier and redirect_uri are required');
         const code = await store.oauth.takeCode(g.id, sha256(p.code));
         if (!code || code.clientId !== client.clientId || Date.parse(code.expiresAt) <= deps.now()) throw new OAuthError('invalid_grant', 'the authorization code is invalid, expired or already used');
@@ -165,23 +166,29 @@ export function createGatewayOAuth(deps: { store: Store; tokens: GatewayTokens; 
         if (createHash('sha256').update(p.code_verifier).digest('base64url') !== code.codeChallenge) throw new OAuthError('invalid_grant', 'PKCE verification failed');
         const resource = checkResource(p.resource, origin);
         if (resource && code.resource && resource !== code.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
-        return issue(g, origin, { principalId: code.principalId, clientId: client.clientId, scope: code.scope, resource: resource ?? code.resource, refresh: true });
+        return issue(g, origin, { principalId: code.principalId, clientId: client.clientId, scope: code.scope, resource: resource ?? code.resource, refresh: client.grantTypes.includes('refresh_token') });
       }
       if (grant === 'refresh_token') {
         const client = await authenticateClient(g, cred);
+        if (!client.grantTypes.includes('refresh_token')) throw new OAuthError('unauthorized_client', 'this client may not use refresh tokens');
         if (!p.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
         const hash = sha256(p.refresh_token);
         const r = await store.oauth.refresh(g.id, hash);
         if (!r || r.clientId !== client.clientId || r.revokedAt !== null || Date.parse(r.expiresAt) <= deps.now()) throw new OAuthError('invalid_grant', 'the refresh token is invalid, expired or revoked');
+        // Everything that can refuse a well-formed refresh is checked before the token is spent, so a refused request
+        // leaves the token usable (and never looks like a replay).
+        if (r.usedAt === null) {
+          const scope = p.scope ? grantScope(p.scope) : r.scope;
+          if (!scope.split(' ').every((s) => r.scope.split(' ').includes(s))) throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
+          const principal = await store.principals.get(g.accountId, r.principalId);
+          if (!principal || principal.status !== 'active') throw new OAuthError('invalid_grant', 'the user of this grant is no longer active');
+        }
         if (r.usedAt !== null || !(await store.oauth.useRefresh(g.id, hash, iso(deps.now())))) {
           // A rotated token presented again means it leaked: end the whole family.
           await store.oauth.revokeFamily(g.id, r.familyId, iso(deps.now()));
           throw new OAuthError('invalid_grant', 'the refresh token was already used; every token of this grant is now revoked');
         }
         const scope = p.scope ? grantScope(p.scope) : r.scope;
-        if (!scope.split(' ').every((s) => r.scope.split(' ').includes(s))) throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
-        const principal = await store.principals.get(g.accountId, r.principalId);
-        if (!principal || principal.status !== 'active') throw new OAuthError('invalid_grant', 'the user of this grant is no longer active');
         return issue(g, origin, { principalId: r.principalId, clientId: client.clientId, scope, resource: r.resource, refresh: true, familyId: r.familyId });
       }
       if (grant === 'client_credentials') {

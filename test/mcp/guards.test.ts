@@ -8,7 +8,7 @@ import { defaultAutonomyPolicy } from '../../runtime/mcp/index.ts';
 import { createRateLimiter, natsCounter } from '../../runtime/rate-limit/index.ts';
 import { privateNats } from '../helpers/cluster.ts';
 import { mustRun } from '../helpers/env.ts';
-import { ACCEPT_BOTH, callerOf, createGateway, host, installPlugin, openSession, rpc } from '../helpers/mcp.ts';
+import { ACCEPT_BOTH, callerOf, createGateway, host, installPlugin, modern, openSession, rpc } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
@@ -102,7 +102,7 @@ describe('MCP billing and rate limits', () => {
     expect(await credits()).toBe(10_000 - 151 * 2);
   });
 
-  it('[MCP-LIMIT-01] [MCP-LIMIT-02] [MCP-LIMIT-03] 600 requests per minute per caller, tools/list and tools/call together; the 601st is -32029 until the window turns', async () => {
+  it('[MCP-LIMIT-01] [MCP-LIMIT-02] [MCP-LIMIT-03] 600 requests per minute per caller, tools/list and tools/call together; the 601st is -32029 (in both eras) until the window turns', async () => {
     await setBudget(owner.accountId, 1_000_000);
     clock.set(Date.parse('2026-11-22T12:10:00.000Z'));
     const { headers } = await openSession(p, 'lim', auth);
@@ -115,6 +115,10 @@ describe('MCP billing and rate limits', () => {
     expect(over.status).toBe(200);
     expect(over.message.error).toMatchObject({ code: -32029 });
     expect((await rpc(p, 'lim', msg(602), headers)).message.error.code).toBe(-32029);
+    // The caller's window is the same in the stateless era: a 2026-07-28 request of the same caller is over too.
+    const stateless = modern('tools/list');
+    const overModern = await rpc(p, 'lim', stateless.body, { ...auth, ...stateless.headers });
+    expect([overModern.status, overModern.message.error?.code]).toEqual([200, -32029]);
     // ping is not counted; another gateway and another caller have their own counters.
     expect((await rpc(p, 'lim', { jsonrpc: '2.0', id: 5, method: 'ping' }, headers)).message.result).toEqual({});
     const other = await openSession(p, 'lim2', auth);

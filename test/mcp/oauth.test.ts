@@ -167,6 +167,61 @@ describe("each MCP gateway's own OAuth authorization server, and admission", () 
     expect((await post('dcr', '/oauth/token', { grant_type: 'password', username: 'x' })).json.error).toBe('unsupported_grant_type');
   });
 
+  it('a consent ticket answers one form post; five failed sign-ins end the request', async () => {
+    const client = (await register('dcr')).json;
+    const { challenge } = pkce();
+    const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+    const ticketOf = (text: string) => /name="ticket" value="([^"]+)"/.exec(text)![1]!;
+    const page = await p.call('GET', `/oauth/authorize?${q}`, { host: host(p, 'dcr') });
+    const ticket = ticketOf(page.text);
+    const first = await post('dcr', '/oauth/authorize', { ticket, email: 'demo@example.com', password, decision: 'approve' });
+    expect(first.status).toBe(302);
+    // The same form posted again mints no second code.
+    const replay = await post('dcr', '/oauth/authorize', { ticket, email: 'demo@example.com', password, decision: 'approve' });
+    expect([replay.status, replay.headers.location]).toEqual([400, undefined]);
+    expect(replay.text).toMatch(/already used/);
+    // Wrong passwords: each answer carries a fresh ticket, the fourth failure still offers the form, the fifth ends it.
+    let t = ticketOf((await p.call('GET', `/oauth/authorize?${q}`, { host: host(p, 'dcr') })).text);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const wrong = await post('dcr', '/oauth/authorize', { ticket: t, email: 'demo@example.com', password: 'guess', decision: 'approve' });
+      expect(wrong.status, `attempt ${attempt}`).toBe(401);
+      expect(wrong.text).toMatch(/Wrong email or password/);
+      const next = ticketOf(wrong.text);
+      expect(next).not.toBe(t);
+      t = next;
+    }
+    const fifth = await post('dcr', '/oauth/authorize', { ticket: t, email: 'demo@example.com', password: 'guess', decision: 'approve' });
+    expect(fifth.status).toBe(401);
+    expect(fifth.text).toMatch(/5 failed sign-ins/);
+    expect(fifth.text).not.toMatch(/name="ticket"/);
+    // Even the right password cannot use a spent ticket.
+    expect((await post('dcr', '/oauth/authorize', { ticket: t, email: 'demo@example.com', password, decision: 'approve' })).status).toBe(400);
+  });
+
+  it('client authentication and grants: malformed Basic credentials are invalid_client; a client may use only its grant types', async () => {
+    for (const bad of ['%zz:secret', 'no-colon-here']) {
+      const r = await post('dcr', '/oauth/token', { grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(bad).toString('base64')}` });
+      expect([r.status, r.json.error], bad).toEqual([401, 'invalid_client']);
+    }
+    // A client registered for the code grant only gets no refresh token, and cannot refresh.
+    const codeOnly = (await register('dcr', { grant_types: ['authorization_code'] })).json;
+    const { verifier, challenge } = pkce();
+    const redirect = await consent('dcr', codeOnly.client_id, challenge);
+    const code = new URL(redirect.headers.location as string).searchParams.get('code')!;
+    const t = await post('dcr', '/oauth/token', { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: codeOnly.client_id });
+    expect(t.status).toBe(200);
+    expect(t.json.refresh_token).toBeUndefined();
+    const { client, token } = await fullFlow('dcr');
+    expect((await post('dcr', '/oauth/token', { grant_type: 'refresh_token', refresh_token: token.json.refresh_token, client_id: codeOnly.client_id })).json.error).toBe('unauthorized_client');
+    // A refused refresh (a scope it never had) leaves the token usable: it is not spent, and not taken for a replay.
+    const widen = await post('dcr', '/oauth/token', { grant_type: 'refresh_token', refresh_token: token.json.refresh_token, client_id: client.client_id, scope: 'mcp profile' });
+    expect(widen.json.error).toBe('invalid_scope');
+    const unknown = await post('dcr', '/oauth/token', { grant_type: 'refresh_token', refresh_token: token.json.refresh_token, client_id: client.client_id, scope: 'bogus' });
+    expect(unknown.json.error).toBe('invalid_scope');
+    const ok = await post('dcr', '/oauth/token', { grant_type: 'refresh_token', refresh_token: token.json.refresh_token, client_id: client.client_id });
+    expect(ok.status).toBe(200);
+  });
+
   it('refresh tokens rotate; presenting a rotated one revokes the whole family', async () => {
     const { client, token } = await fullFlow('dcr');
     const r1 = await post('dcr', '/oauth/token', { grant_type: 'refresh_token', refresh_token: token.json.refresh_token, client_id: client.client_id });

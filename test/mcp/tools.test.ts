@@ -109,7 +109,9 @@ describe('MCP tools: registry, lists, calls and presentation modes', () => {
     expect(third.result.nextCursor).toBeUndefined();
     const names = [...first.result.tools, ...second.result.tools, ...third.result.tools].map((t: { name: string }) => t.name);
     expect(new Set(names).size).toBe(120);
-    for (const cursor of ['garbage', Buffer.from('{"o":-5}').toString('base64url'), 12]) {
+    const forged = (o: number) => Buffer.from(JSON.stringify({ o })).toString('base64url');
+    // Off a page boundary, or past the end of the list (120 tools: offsets 50 and 100 only).
+    for (const cursor of ['garbage', forged(-5), 12, forged(75), forged(150), forged(999_999)]) {
       expect((await list('paged', auth, cursor as string)).error, String(cursor)).toMatchObject({ code: -32602 });
     }
   });

@@ -59,7 +59,8 @@ describe('MCP gateway transport and protocol eras', () => {
 
   it('[MCP-TRANSPORT-04] a POST whose Accept lacks either type is 406; with both it is served', async () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    for (const accept of ['application/json', 'text/event-stream', 'text/html', '']) {
+    // Wildcards do not name the types: a client must say it reads both JSON and an event stream.
+    for (const accept of ['application/json', 'text/event-stream', 'text/html', '', '*/*', 'application/*, text/*', 'application/jsonx, text/event-streams']) {
       const res = await rpc(p, 'demo', body, { ...auth, accept });
       expect(res.status, accept).toBe(406);
       expect(res.json.error.message).toMatch(/Accept/);
@@ -104,6 +105,10 @@ describe('MCP gateway transport and protocol eras', () => {
     clock.set(clock.now() + 1000);
     expect((await ping(headers)).status).toBe(404);
     const second = await openSession(p, 'demo', auth);
+    // Only the caller who opened a session can end it: to anyone else it is unknown, and it lives on.
+    const byOther = await p.call('DELETE', '/', { host: host(p, 'demo'), headers: { ...second.headers, authorization: `Bearer ${p.node.demo!.serviceKey}` } });
+    expect(byOther.status).toBe(404);
+    expect((await ping(second.headers)).status).toBe(200);
     const del = await p.call('DELETE', '/', { host: host(p, 'demo'), headers: second.headers });
     expect(del.status).toBe(204);
     expect((await ping(second.headers)).status).toBe(404);
@@ -152,6 +157,10 @@ describe('MCP gateway transport and protocol eras', () => {
     delete (noHeader as Record<string, string>)['mcp-protocol-version'];
     const missing = await rpc(p, 'demo', call.body, { ...auth, ...noHeader });
     expect([missing.status, missing.json.error.code]).toEqual([400, -32020]);
+    // A session-era version header names the era, whatever the body carries: such a request needs its session.
+    const legacyHeader = await rpc(p, 'demo', call.body, { ...auth, ...call.headers, 'mcp-protocol-version': '2025-11-25' });
+    expect(legacyHeader.status).toBe(400);
+    expect(legacyHeader.json.error.message).toMatch(/Mcp-Session-Id/);
     // A header that disagrees with the body is a mismatch; a version nobody supports is -32022 with the supported list.
     const altered = await rpc(p, 'demo', call.body, { ...auth, ...call.headers, 'mcp-protocol-version': '2099-01-01' });
     expect([altered.status, altered.json.error.code]).toEqual([400, -32020]);
