@@ -80,6 +80,29 @@ describe.skipIf(!mustRun('cluster'))('a cluster of in-process nodes over NATS', 
     expect((await poll()).status).toBe(400);
   });
 
+  it('[MCP-PROTO-15] an MCP session opened on one node is valid on every node, and a DELETE on any ends it everywhere', async () => {
+    const [a, b, c] = nodes as [PlatformNode, PlatformNode, PlatformNode];
+    const demo = a.demo!;
+    await a.services.admin.setBudget({ account: demo.accountId, credits: 1_000 });
+    const mcp = async (node: PlatformNode, method: 'POST' | 'DELETE', headers: Record<string, string>, body?: unknown) => {
+      const res = await request(`${node.edge.localUrl}/`, {
+        method,
+        headers: { host: `mcp-demo.${a.services.config.domain}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${demo.userKey}`, ...headers },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      await res.body.text();
+      return { status: res.statusCode, sid: res.headers['mcp-session-id'] as string | undefined };
+    };
+    const init = await mcp(a, 'POST', {}, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect(init.status).toBe(200);
+    const session = { 'mcp-session-id': init.sid!, 'mcp-protocol-version': '2025-11-25' };
+    const ping = (node: PlatformNode) => mcp(node, 'POST', session, { jsonrpc: '2.0', id: 2, method: 'ping' });
+    for (const node of [a, b, c]) expect((await ping(node)).status).toBe(200);
+    expect((await mcp(b, 'DELETE', session)).status).toBe(204);
+    // Every node had it cached; the DELETE's invalidation over NATS drops it on all of them.
+    for (const node of [a, b, c]) await until('the session ended on every node', async () => (await ping(node)).status === 404, 5_000);
+  });
+
   it('an actor is hosted only by its shard owner, and any node reaches it', async () => {
     const [a, b, c] = nodes as [PlatformNode, PlatformNode, PlatformNode];
     const { id } = await a.services.admin.createAccount({ name: 'routed' });
