@@ -1,11 +1,9 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { type BrowserContext, type Page, type Response } from 'playwright-core';
+import { browserSuite } from '../helpers/browser.ts';
 import { mustRun } from '../helpers/env.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const CLIENT = 'e2e-cli';
@@ -25,41 +23,27 @@ interface Authorization {
  * HTTP to the node, the human side types into the server-rendered forms.
  */
 describe.skipIf(!mustRun('chromium'))('device flow in a real browser', () => {
-  let p: TestPlatform;
-  let browser: Browser;
-  let shots: string;
-
-  beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'device-flow-e2e-'));
-    p = await startTestPlatform();
-    browser = await launchChromium();
-  }, TIMEOUT);
-
-  afterAll(async () => {
-    await browser?.close();
-    await p?.close();
-    if (shots) await rm(shots, { recursive: true, force: true });
-  }, TIMEOUT);
+  const suite = browserSuite('device-flow-e2e', TIMEOUT);
 
   const demo = () => {
-    const d = p.node.demo;
+    const d = suite.p.node.demo;
     if (!d) throw new Error('the test platform did not seed the demo tenant');
     return d;
   };
 
   async function authorize(clientId = CLIENT): Promise<Authorization> {
-    const res = await p.call('POST', '/oauth/device/authorize', { json: { client_id: clientId } });
+    const res = await suite.p.call('POST', '/oauth/device/authorize', { json: { client_id: clientId } });
     expect(res.status, res.text).toBe(200);
     const a = res.json as Authorization;
-    expect(a.verification_uri).toBe(`http://api.localhost:${p.port}/device`);
+    expect(a.verification_uri).toBe(`http://api.localhost:${suite.p.port}/device`);
     return a;
   }
 
   const poll = (deviceCode: string, clientId = CLIENT) =>
-    p.call('POST', '/oauth/token', { json: { grant_type: GRANT, code: deviceCode, client_id: clientId } });
+    suite.p.call('POST', '/oauth/token', { json: { grant_type: GRANT, code: deviceCode, client_id: clientId } });
 
   async function withPage<T>(fn: (page: Page) => Promise<T>): Promise<T> {
-    const context: BrowserContext = await browser.newContext();
+    const context: BrowserContext = await suite.browser.newContext();
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
@@ -116,7 +100,7 @@ describe.skipIf(!mustRun('chromium'))('device flow in a real browser', () => {
     expect(pending.json?.error).toBe('invalid_grant');
 
     await withPage(async (page) => {
-      const png = join(shots, 'consent.png');
+      const png = join(suite.shots, 'consent.png');
       await reachConsent(page, a, png);
       const decided = await decide(page, '#approve');
       expect(decided.status).toBe(200);
@@ -131,7 +115,7 @@ describe.skipIf(!mustRun('chromium'))('device flow in a real browser', () => {
     expect(typeof token.json.access_token).toBe('string');
     expect(token.json.access_token.length).toBeGreaterThan(0);
 
-    const caps = await p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${token.json.access_token}` } });
+    const caps = await suite.p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${token.json.access_token}` } });
     expect(caps.status, caps.text).toBe(200);
     expect(Array.isArray(caps.json?.data?.capabilities)).toBe(true);
 

@@ -1,11 +1,9 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { browserSuite } from '../helpers/browser.ts';
 import { mustRun } from '../helpers/env.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const TIMEOUT = 60_000;
 
@@ -19,26 +17,12 @@ const ids = (...stateIds: string[]) => stateIds.map((s) => `state-${s}`).sort();
  * streams the actor over POST + SSE and recolours the server-rendered SVG as the actor moves.
  */
 describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () => {
-  let p: TestPlatform;
-  let browser: Browser;
-  let shots: string;
-
-  beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'viz-e2e-'));
-    p = await startTestPlatform();
-    browser = await launchChromium();
-  }, TIMEOUT);
-
-  afterAll(async () => {
-    await browser?.close();
-    await p?.close();
-    if (shots) await rm(shots, { recursive: true, force: true });
-  }, TIMEOUT);
+  const suite = browserSuite('viz-e2e', TIMEOUT);
 
   it('highlights the live state of an account and appends its transitions', async () => {
-    const demo = p.node.demo!;
+    const demo = suite.p.node.demo!;
     const address = `account/${demo.accountId}/${demo.accountId}`;
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
@@ -47,7 +31,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
         if (m.type() === 'error') violations.push(m.text());
       });
 
-      const nav = await page.goto(`http://api.localhost:${p.port}/viz?machine=account`);
+      const nav = await page.goto(`http://api.localhost:${suite.p.port}/viz?machine=account`);
       expect(nav?.status()).toBe(200);
       expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version']);
       expect(await page.locator('#chart svg').count()).toBe(1);
@@ -62,7 +46,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
       await expect.poll(() => page.textContent('#status')).toBe(`Watching ${address}`);
       expect(await page.locator('#transitions tr.current').count()).toBe(1);
 
-      await p.node.services.actors.ask(address, { type: 'SUSPEND' });
+      await suite.p.node.services.actors.ask(address, { type: 'SUSPEND' });
 
       const suspended = page.locator('#transitions tr.transition[data-event="SUSPEND"]');
       await suspended.waitFor();
@@ -74,7 +58,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
       const idle = await page.$eval('[id="state-Account.status.active"] > path, [id="state-Account.status.active"] > polygon', (el) => el.ownerDocument.defaultView!.getComputedStyle(el).fill);
       expect(idle).toBe('rgb(255, 255, 255)');
 
-      const png = join(shots, 'viewer-suspended.png');
+      const png = join(suite.shots, 'viewer-suspended.png');
       await page.screenshot({ path: png, fullPage: true });
       expect((await stat(png)).size).toBeGreaterThan(0);
 
@@ -84,17 +68,17 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
       expect(violations).toEqual([]);
     } finally {
       await context.close();
-      await p.node.services.actors.ask(address, { type: 'RESUME' });
+      await suite.p.node.services.actors.ask(address, { type: 'RESUME' });
     }
   }, TIMEOUT);
 
   it('switches the chart to the machine of the watched actor and reports a refused key', async () => {
-    const demo = p.node.demo!;
-    const context = await browser.newContext();
+    const demo = suite.p.node.demo!;
+    const context = await suite.browser.newContext();
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
-      await page.goto(`http://api.localhost:${p.port}/viz`);
+      await page.goto(`http://api.localhost:${suite.p.port}/viz`);
       expect(await page.locator('#chart svg').count()).toBe(0);
 
       await page.fill('#api-key', 'ak-not-a-real-key');
