@@ -123,9 +123,10 @@ export async function createServices(opts: {
   const admin = createAdmin({ store, actors, now, urls: u, bus });
   host.timers.start();
   // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
-  // always leaves a thread for the others. One thread more than cores lets a tenant alone keep two calls in flight
-  // (its next call is ready when a worker finishes) without ever taking the last thread.
-  const threads = Math.max(3, availableParallelism() + 1);
+  // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
+  // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
+  // node's main thread is not left idle, without ever taking the last thread.
+  const threads = Math.max(4, availableParallelism() + 2);
   const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
   const sandbox = createSandbox({ threads });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
