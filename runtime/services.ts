@@ -120,7 +120,6 @@ export async function createServices(opts: {
     intervalSeconds: config.devicePollIntervalSeconds,
     verificationUri: `${u.api}/device`,
   });
-  const admin = createAdmin({ store, actors, now, urls: u, bus });
   host.timers.start();
   // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
   // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
@@ -130,7 +129,8 @@ export async function createServices(opts: {
   const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
   const sandbox = createSandbox({ threads });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
-  const toolRegistry = createToolRegistry([pluginToolSource(store)], { bus, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry });
   const gatewayTokens = createGatewayTokens(store, now);
   const counter = opts.cluster ? natsCounter(opts.cluster.nc, opts.cluster.cluster, WINDOW_MS) : memoryCounter();
   const mcpLimiter = createRateLimiter({ counter, now, limits: { request: config.mcpRequestRate, initialize: config.mcpInitializeRate }, onOutage: (err) => opts.onError?.(err, 'the MCP rate counter is unreachable; limits fail open until it answers') });

@@ -76,7 +76,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     if (s) sessions.set(id, s, Date.parse(s.expiresAt));
     return s;
   }
-  const methods = createToolMethods({ registry: opts.registry, policy: opts.policy, invokeTool: services.invokeTool, guards: opts.guards });
+  const methods = createToolMethods({ registry: opts.registry, policy: opts.policy, guards: opts.guards });
 
   // Bad JSON is the protocol's own error (-32700), not the framework's 400.
   app.removeAllContentTypeParsers();

@@ -1,6 +1,6 @@
 import type { Caller } from '../../runtime/identity/index.ts';
 import { decideNonInteractive, effectiveMode, metaTools, rankTools, type AutonomyPolicy, type EffectiveMode, type ToolEntry, type ToolRegistry } from '../../runtime/mcp/index.ts';
-import { ToolCallError, workspaceAnchor, type InvokeTool, type ToolResult } from '../../runtime/plugins/index.ts';
+import { ToolCallError, workspaceAnchor, type ToolResult } from '../../runtime/plugins/index.ts';
 import type { McpGatewayContext, McpGuards } from './context.ts';
 import { RPC, RpcError } from './errors.ts';
 import { CACHE_SCOPE, KNOWN_VERSIONS, LIST_TTL_MS, PAGE_SIZE, SERVER_INFO, SERVER_INFO_META } from './protocol.ts';
@@ -16,7 +16,6 @@ export interface CallScope {
 export interface MethodDeps {
   registry: ToolRegistry;
   policy: AutonomyPolicy;
-  invokeTool: InvokeTool;
   guards: McpGuards;
 }
 
@@ -84,7 +83,7 @@ export function createToolMethods(deps: MethodDeps) {
     try {
       // The workspace belongs to the gateway and the signed-in principal; anonymous callers have none.
       const anchor = scope.caller ? workspaceAnchor('gateway', scope.ctx.gateway.id, scope.caller.principalId) : null;
-      return toolResultToMcp(await deps.invokeTool(runAs(scope), tool.source.capabilityId, tool.name, args ?? {}, { anchor }));
+      return toolResultToMcp(await tool.invoke(runAs(scope), args ?? {}, { anchor }));
     } catch (err) {
       if (err instanceof ToolCallError) return toolError(err.message);
       throw err;

@@ -5,7 +5,7 @@ import type { ActorSystem } from '../actor-system.ts';
 import { issueApiKey } from './api-keys.ts';
 import { isRole } from './roles.ts';
 import { hashPassword } from './secrets.ts';
-import { createToolRegistry, effectiveMode, metaTools, pluginToolSource } from '../mcp/index.ts';
+import { effectiveMode, metaTools, type ToolRegistry } from '../mcp/index.ts';
 import { OAuthError, registerOAuthClient } from './gateway-oauth.ts';
 import { CACHE_SUBJECTS } from '../ttl-cache.ts';
 import type { Bus } from '../bus/index.ts';
@@ -45,7 +45,15 @@ export function validateHandle(handle: string) {
  * What the operator can do (the management API creates no accounts, principals, keys, gateways or agents).
  * Each operation validates its own input, so it is safe whether it came from the local CLI or the operator route.
  */
-export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () => number; urls: { mcp(h: string): string; agent(h: string): string }; bus?: Bus }) {
+export function createAdmin(deps: {
+  store: Store;
+  actors: ActorSystem;
+  now: () => number;
+  urls: { mcp(h: string): string; agent(h: string): string };
+  bus?: Bus;
+  /** The node's tool registry (what `gateway show` lists). */
+  tools: ToolRegistry;
+}) {
   const { store } = deps;
   // Nodes cache what gateways read on every request; changes made here drop those caches everywhere at once.
   const changed = (subject: string) => deps.bus?.publish(subject, {});
@@ -231,7 +239,7 @@ export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () =
     async showGateway(p: { handle: string }) {
       const g = await store.gateways.byHandle(p.handle ?? '');
       if (!g) throw new AdminError('ADMIN_NOT_FOUND', `no gateway with handle ${JSON.stringify(p.handle)}`);
-      const registry = createToolRegistry([pluginToolSource(store)]);
+      const registry = deps.tools;
       const bound = await registry.bound(g);
       const mode = effectiveMode(g.presentationMode, bound.length);
       const listed = async (signedIn: boolean) =>

@@ -3,11 +3,16 @@ import type { Bus } from '../bus/index.ts';
 import { PLUGINS_CHANGED } from '../plugins/invoke-tool.ts';
 import { CACHE_SUBJECTS, ttlCache } from '../ttl-cache.ts';
 import type { Caller } from '../identity/index.ts';
+import type { InvokeOptions, InvokeTool, ToolResult } from '../plugins/invoke-tool.ts';
 import type { PluginConfig } from '../plugins/plugin-config.ts';
 import type { JsonSchema } from '../plugins/tool-schema.ts';
+import { builtinNeedsAnchor, onMcpGateway, type BuiltinFamily } from './surface-rules.ts';
+
+/** Where a tool comes from: the rules of a surface depend on it (a built-in's family decides where it appears). */
+export type ToolOrigin = { kind: 'plugin'; capabilityId: string } | { kind: 'builtin'; family: BuiltinFamily; operation: string };
 
 /**
- * One tool a gateway can expose, whatever provides it. Plugins are the only kind today; built-ins, connectors and
+ * One tool a gateway can expose, whatever provides it. Plugins are the only source today; built-ins, connectors and
  * workflow tools become further sources of the same entry, so lists, discovery and dispatch never change.
  */
 export interface ToolEntry {
@@ -18,7 +23,9 @@ export interface ToolEntry {
   readOnly: boolean;
   /** Needs a workspace anchor (a known user), so anonymous callers never see it. */
   requiresAnchor: boolean;
-  source: { kind: 'plugin'; capabilityId: string };
+  origin: ToolOrigin;
+  /** Runs the tool for a caller, in the caller's workspace when it has one. */
+  invoke(caller: Caller, args: unknown, opts: InvokeOptions): Promise<ToolResult>;
 }
 
 export interface ToolSource {
@@ -33,7 +40,7 @@ interface StoredTool {
 }
 
 /** Plugins bound to the gateway, at their active version; a plugin with no active version exposes nothing. */
-export function pluginToolSource(store: Store): ToolSource {
+export function pluginToolSource(store: Store, invokeTool: InvokeTool): ToolSource {
   return {
     async tools(gateway) {
       const { rows } = await store.db.query<{ capability_id: string; tools: StoredTool[] | null; config: PluginConfig | null; active_version: number }>(
@@ -58,7 +65,8 @@ export function pluginToolSource(store: Store): ToolSource {
             readOnly: !writesFiles && !usesNetwork,
             // A plugin that touches the filesystem works in its caller's workspace: no caller, no workspace.
             requiresAnchor: (p?.filesystem.allow ?? []).length > 0,
-            source: { kind: 'plugin', capabilityId: r.capability_id },
+            origin: { kind: 'plugin', capabilityId: r.capability_id },
+            invoke: (caller, args, opts) => invokeTool(caller, r.capability_id, t.name, args, opts),
           });
         }
       }
@@ -66,6 +74,12 @@ export function pluginToolSource(store: Store): ToolSource {
     },
   };
 }
+
+// A built-in family that never appears on an MCP gateway is dropped whatever its source offers.
+const onMcp = (t: ToolEntry) => t.origin.kind !== 'builtin' || onMcpGateway(t.origin.family);
+// A built-in's need for an anchor is the surface rule's, not its source's say.
+const anchoring = (t: ToolEntry): ToolEntry =>
+  t.origin.kind === 'builtin' ? { ...t, requiresAnchor: builtinNeedsAnchor(t.origin.family, t.origin.operation) } : t;
 
 /** Every tool a caller may see on a gateway: the sources' tools, less those the caller cannot use. */
 export function createToolRegistry(sources: ToolSource[], opts: { bus?: Bus; now?: () => number; cacheMs?: number } = {}) {
@@ -77,7 +91,7 @@ export function createToolRegistry(sources: ToolSource[], opts: { bus?: Bus; now
   const bound = (gateway: { id: string; accountId: string }): Promise<ToolEntry[]> => {
     const hit = cache.get(gateway.id);
     if (hit) return hit;
-    const loading = Promise.all(sources.map((s) => s.tools(gateway))).then((lists) => lists.flat());
+    const loading = Promise.all(sources.map((s) => s.tools(gateway))).then((lists) => lists.flat().filter(onMcp).map(anchoring));
     loading.catch(() => cache.delete(gateway.id));
     return cache.set(gateway.id, loading);
   };
