@@ -1,8 +1,9 @@
 /**
- * Caps every memory a core module defines at `maxPages` (64 KiB each) by rewriting its memory section before the
- * module is compiled. Piscina's resourceLimits bound only the JS heap, never wasm linear memory; with the maximum
- * rewritten, `memory.grow` past the cap fails inside the sandbox instead. Components cannot import host memory, so
- * defined memories are all there is.
+ * Caps every memory a core module defines at `maxPages` (64 KiB each), and every table at MAX_TABLE_ENTRIES, by
+ * rewriting the memory and table sections before the module is compiled. Piscina's resourceLimits bound only the JS
+ * heap, never wasm memories or tables; with the maxima rewritten, `memory.grow` and `table.grow` past them fail inside
+ * the sandbox instead (an unbounded `table.grow` is a fatal out-of-memory for the whole process, not a trap).
+ * Components cannot import host memories or tables, so defined ones are all there is.
  */
 export class MemoryCapError extends Error {
   override readonly name = 'MemoryCapError';
@@ -32,6 +33,32 @@ function writeU32(n: number): number[] {
   return out;
 }
 
+/** Entries a table may hold (a JS engine component needs a few thousand). */
+export const MAX_TABLE_ENTRIES = 100_000;
+
+/** A table section with every table's maximum at most MAX_TABLE_ENTRIES. */
+function capTables(module: Uint8Array, pos: number, end: number): Uint8Array {
+  let count: number;
+  let p: number;
+  [count, p] = readU32(module, pos);
+  const body: number[] = [...writeU32(count)];
+  for (let i = 0; i < count; i++) {
+    const refType = module[p++]!;
+    // Tables with an initializer expression (0x40) or of 64-bit indices are not produced by component toolchains.
+    if (refType !== 0x70 && refType !== 0x6f) throw new MemoryCapError(`unsupported table type 0x${refType.toString(16)}`);
+    const flags = module[p++]!;
+    if (flags !== 0x00 && flags !== 0x01) throw new MemoryCapError('unsupported table limits');
+    let min: number;
+    let max = MAX_TABLE_ENTRIES;
+    [min, p] = readU32(module, p);
+    if (flags & 0x01) [max, p] = readU32(module, p);
+    if (min > MAX_TABLE_ENTRIES) throw new MemoryCapError(`a table needs ${min} entries at start, above the limit of ${MAX_TABLE_ENTRIES}`);
+    body.push(refType, 0x01, ...writeU32(min), ...writeU32(Math.min(max, MAX_TABLE_ENTRIES)));
+  }
+  if (p !== end) throw new MemoryCapError('malformed table section');
+  return Uint8Array.from([4, ...writeU32(body.length), ...body]);
+}
+
 export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
   if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
   // Sections are copied as slices: a JS engine component's code section is megabytes long.
@@ -43,6 +70,11 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
     [size, pos] = readU32(module, pos);
     const end = pos + size;
     if (end > module.length) throw new MemoryCapError('a section runs past the end of the core module');
+    if (id === 4) {
+      out.push(capTables(module, pos, end));
+      pos = end;
+      continue;
+    }
     if (id !== 5) {
       out.push(Uint8Array.from([id, ...writeU32(size)]), module.subarray(pos, end));
       pos = end;

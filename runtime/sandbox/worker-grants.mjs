@@ -99,9 +99,21 @@ function confineFilesystem(Descriptor) {
   at('removeDirectoryAt', 'write', 0);
   at('unlinkFileAt', 'write', 0);
   at('setTimesAt', 'write');
-  at('symlinkAt', 'write', 1);
-  at('linkAt', 'write', 3);
   at('renameAt', 'write', 0);
+  // No symlinks: the shim follows them, so one would let a path the rules allow reach a file they do not (or, raced
+  // against a rename, a file outside the workspace). Path rules are only sound on a tree without links.
+  P.symlinkAt = function () {
+    throw 'not-permitted';
+  };
+  // A hard link makes its source readable and writable under the new name: the source must allow both, and the new
+  // name is checked where it is made (the destination descriptor, not this one).
+  const link = P.linkAt;
+  P.linkAt = function (oldPathFlags, oldPath, newDescriptor, newPath) {
+    const source = normalize(descriptorPaths.get(this) ?? '', oldPath);
+    if (!allowed(source, 'read') || !allowed(source, 'write')) throw 'access';
+    if (!allowed(normalize(descriptorPaths.get(newDescriptor) ?? '', newPath), 'write')) throw 'access';
+    return link.call(this, oldPathFlags, oldPath, newDescriptor, newPath);
+  };
   // The destination of a rename must be writable too.
   const rename = P.renameAt;
   P.renameAt = function (oldPath, newDescriptor, newPath) {

@@ -1,6 +1,6 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
-import { capMemory, MemoryCapError } from '../../runtime/plugins/index.ts';
+import { capMemory, MAX_TABLE_ENTRIES, MemoryCapError } from '../../runtime/plugins/index.ts';
 
 // The WebAssembly global exists in Node; its types come with the DOM lib, which this project does not load.
 const Wasm = (globalThis as unknown as { WebAssembly: { Instance: new (m: unknown) => { exports: Record<string, unknown> }; Module: new (b: Uint8Array) => unknown } }).WebAssembly;
@@ -35,6 +35,23 @@ describe('memory cap', () => {
     const grow = new Wasm.Instance(new Wasm.Module(capped)).exports.grow as (n: number) => number;
     expect(grow(1)).toBe(1);
     expect(grow(1)).toBe(-1);
+  });
+
+  it('caps every table, so a table.grow past the cap fails inside the module instead of ending the process', async () => {
+    const core = await parse(`(module
+      (table $t (export "t") 1 funcref)
+      (table $u 2 10 externref)
+      (func (export "grow") (param i32) (result i32) ref.null func local.get 0 table.grow $t))`);
+    const grow = new Wasm.Instance(new Wasm.Module(capMemory(core, 1))).exports.grow as (n: number) => number;
+    // At the edge: up to MAX_TABLE_ENTRIES entries in all, not one more.
+    expect(grow(MAX_TABLE_ENTRIES - 1)).toBe(1);
+    expect(grow(1)).toBe(-1);
+    expect(grow(9_999_999)).toBe(-1);
+    // A smaller declared maximum is kept; a table that starts above the cap is refused.
+    expect(() => capMemory(core, 1)).not.toThrow();
+    expect(() => capMemory(new Uint8Array(0), 1)).toThrow(MemoryCapError);
+    const huge = await parse(`(module (table ${MAX_TABLE_ENTRIES + 1} funcref))`);
+    expect(() => capMemory(huge, 1)).toThrow(/a table needs 100001 entries/);
   });
 
   it('refuses a module that needs more memory at start than the cap, and non-modules', async () => {
