@@ -103,7 +103,10 @@ class Scope {
   funcs: FuncType[] = [];
   instances: Map<string, Extern>[] = [];
   components: Map<string, Extern>[] = [];
-  constructor(readonly parent: Scope | null) {}
+  readonly depth: number;
+  constructor(readonly parent: Scope | null) {
+    this.depth = parent ? parent.depth + 1 : 0;
+  }
   type(i: number): Def {
     const t = this.types[i];
     if (t === undefined) throw new ComponentFormatError(`type index ${i} out of range`);
@@ -376,6 +379,7 @@ function component(r: Reader, parent: Scope | null, imports: ComponentInfo['impo
       case 3: // core type
         break;
       case 4: {
+        if (scope.depth >= MAX_COMPONENT_NESTING) throw new ComponentFormatError(`components nest deeper than ${MAX_COMPONENT_NESTING} levels`);
         const nested = new Reader(r.buf, r.pos, end);
         preamble(nested);
         scope.components.push(component(nested, scope, null));
@@ -434,11 +438,21 @@ function preamble(r: Reader) {
   r.pos += 8;
 }
 
+/** Components nested in components, at most: toolchains nest one or two levels. */
+export const MAX_COMPONENT_NESTING = 32;
+
 export function reflectComponent(bytes: Uint8Array): ComponentInfo {
   const r = new Reader(bytes);
   preamble(r);
   const imports: ComponentInfo['imports'] = [];
-  const exports = component(r, null, imports);
+  let exports: Map<string, Extern>;
+  try {
+    exports = component(r, null, imports);
+  } catch (err) {
+    // Types can nest too (instance types in component types, and so on): past the stack, it is refused, not a crash.
+    if (err instanceof RangeError) throw new ComponentFormatError('the component nests too deeply to read');
+    throw err;
+  }
   const functions: ComponentInfo['functions'] = [];
   for (const [name, e] of exports) {
     if (e.sort === 'func') functions.push({ name, interface: null, func: name, type: e.type });

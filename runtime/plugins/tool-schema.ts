@@ -16,11 +16,30 @@ const INT_RANGES: Record<string, [number | string, number | string]> = {
 export class UnmappableType extends Error {}
 
 /**
+ * Schema nodes the types of one function may expand to, and how deep. A component names a type once and refers to
+ * it, so a few hundred bytes can describe a type whose tree has millions of nodes (a tuple of two of the previous
+ * tuple, twenty times over): expanding it would stall the node.
+ */
+export const MAX_SCHEMA_NODES = 10_000;
+export const MAX_SCHEMA_DEPTH = 64;
+
+interface Budget {
+  nodes: number;
+}
+
+/**
  * The JSON form of a WIT value: records and flags are objects, variants and results are `{tag, val}` (as jco
  * represents them), options are the value or null, `list<u8>` is base64 text, 64-bit integers are JSON integers
  * (converted to and from bigint at the call).
  */
-export function toJsonSchema(t: ValType): JsonSchema {
+export function toJsonSchema(t: ValType, budget: Budget = { nodes: 0 }, depth = 0): JsonSchema {
+  if (++budget.nodes > MAX_SCHEMA_NODES) throw new UnmappableType(`its types expand to more than ${MAX_SCHEMA_NODES} schema nodes`);
+  if (depth > MAX_SCHEMA_DEPTH) throw new UnmappableType(`its types nest deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  const sub = (v: ValType) => toJsonSchema(v, budget, depth + 1);
+  const tagged = (tag: string, v: ValType | null): JsonSchema =>
+    v === null
+      ? { type: 'object', properties: { tag: { const: tag } }, required: ['tag'], additionalProperties: false }
+      : { type: 'object', properties: { tag: { const: tag }, val: sub(v) }, required: ['tag', 'val'], additionalProperties: false };
   if (typeof t === 'string') {
     if (t in INT_RANGES) return { type: 'integer', minimum: INT_RANGES[t]![0], maximum: INT_RANGES[t]![1] };
     switch (t) {
@@ -43,41 +62,36 @@ export function toJsonSchema(t: ValType): JsonSchema {
   }
   if ('list' in t) {
     if (t.list === 'u8') return { type: 'string', contentEncoding: 'base64' };
-    const arr: JsonSchema = { type: 'array', items: toJsonSchema(t.list) };
+    const arr: JsonSchema = { type: 'array', items: sub(t.list) };
     return t.length === undefined ? arr : { ...arr, minItems: t.length, maxItems: t.length };
   }
   if ('record' in t) {
     return {
       type: 'object',
-      properties: Object.fromEntries(t.record.map(([k, v]) => [k, toJsonSchema(v)])),
+      properties: Object.fromEntries(t.record.map(([k, v]) => [k, sub(v)])),
       required: t.record.filter(([, v]) => !isOption(v)).map(([k]) => k),
       additionalProperties: false,
     };
   }
-  if ('tuple' in t) return { type: 'array', items: t.tuple.map(toJsonSchema), minItems: t.tuple.length, maxItems: t.tuple.length, additionalItems: false };
+  if ('tuple' in t) return { type: 'array', items: t.tuple.map(sub), minItems: t.tuple.length, maxItems: t.tuple.length, additionalItems: false };
   if ('variant' in t) return { oneOf: t.variant.map(([name, v]) => tagged(name, v)) };
   if ('enum' in t) return { type: 'string', enum: t.enum };
   if ('flags' in t) {
     return { type: 'object', properties: Object.fromEntries(t.flags.map((f) => [f, { type: 'boolean' }])), additionalProperties: false };
   }
-  if ('option' in t) return { anyOf: [toJsonSchema(t.option), { type: 'null' }] };
+  if ('option' in t) return { anyOf: [sub(t.option), { type: 'null' }] };
   if ('result' in t) return { oneOf: [tagged('ok', t.result.ok), tagged('err', t.result.err)] };
   throw new UnmappableType(`${Object.keys(t)[0]} values have no JSON form`);
-}
-
-function tagged(tag: string, v: ValType | null): JsonSchema {
-  return v === null
-    ? { type: 'object', properties: { tag: { const: tag } }, required: ['tag'], additionalProperties: false }
-    : { type: 'object', properties: { tag: { const: tag }, val: toJsonSchema(v) }, required: ['tag', 'val'], additionalProperties: false };
 }
 
 const isOption = (t: ValType) => typeof t === 'object' && 'option' in t;
 
 /** A tool's input: one property per parameter; parameters of option type may be left out. */
 export function inputSchema(f: FuncType): JsonSchema {
+  const budget = { nodes: 0 };
   return {
     type: 'object',
-    properties: Object.fromEntries(f.params.map(([k, v]) => [k, toJsonSchema(v)])),
+    properties: Object.fromEntries(f.params.map(([k, v]) => [k, toJsonSchema(v, budget, 1)])),
     required: f.params.filter(([, v]) => !isOption(v)).map(([k]) => k),
     additionalProperties: false,
   };

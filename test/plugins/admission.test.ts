@@ -2,6 +2,8 @@ import { Ajv } from 'ajv';
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
 import { admitComponent, toJsonSchema, type PluginError } from '../../runtime/plugins/index.ts';
+import { MAX_SCHEMA_NODES } from '../../runtime/plugins/tool-schema.ts';
+import { MAX_COMPONENT_NESTING } from '../../runtime/plugins/component-reflect.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 
 const ajv = new Ajv({ strict: false });
@@ -88,6 +90,51 @@ package wasi:random@0.2.3 { interface random { get-random-u64: func() -> u64; } 
     expect(failure(() => admitComponent(new Uint8Array(0), 'x', []))).toMatch(/not a WebAssembly binary/);
     const c = await buildComponent({ wit, world: 'plugin' });
     expect(failure(() => admitComponent(c, 'none', []))).toBe('PLUGIN_WASM_INVALID: failed WASM validation: the component exports no callable function');
+  });
+
+  it('refuses types that expand past the schema budget (a few hundred bytes naming millions of nodes), quickly', async () => {
+    // tuple<t, t> of the previous tuple, d times: 2^(d+1) - 1 tuples and 2^(d+1) integers, one schema node each.
+    const bomb = async (d: number) => {
+      const types = ['(type $t0 (tuple u8 u8))'];
+      for (let i = 1; i <= d; i++) types.push(`(type $t${i} (tuple $t${i - 1} $t${i - 1}))`);
+      return parse(`(component ${types.join(' ')} (type $f (func (param "x" $t${d}))) (import "wasi:cli/x" (func $g (type $f))) (export "f" (func $g)))`);
+    };
+    // Depth 11: 8,191 nodes, within the budget.
+    const fits = admitComponent(await bomb(11), 'fits', []);
+    expect(JSON.stringify(fits.tools[0]!.inputSchema).length).toBeGreaterThan(100_000);
+    // Depth 12 needs 16,383 nodes; depth 21, four million: both refused in milliseconds, naming the limit.
+    for (const d of [12, 21]) {
+      const t0 = performance.now();
+      const bin = await bomb(d);
+      expect(failure(() => admitComponent(bin, 'bomb', []))).toMatch(new RegExp(`no exported function can be called with JSON \\(f: skipped, its types expand to more than ${MAX_SCHEMA_NODES} schema nodes\\)`));
+      expect(performance.now() - t0).toBeLessThan(1_000);
+    }
+  });
+
+  it('refuses components nested past the limit, and nesting too deep to read, as failed validation', async () => {
+    const leb = (n: number) => {
+      const out: number[] = [];
+      do {
+        let b = n & 0x7f;
+        n >>>= 7;
+        if (n) b |= 0x80;
+        out.push(b);
+      } while (n);
+      return out;
+    };
+    const PREAMBLE = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+    const nested = (levels: number) => {
+      let body: number[] = [];
+      for (let i = 0; i < levels; i++) {
+        const inner = [...PREAMBLE, ...body];
+        body = [0x04, ...leb(inner.length), ...inner];
+      }
+      return new Uint8Array([...PREAMBLE, ...body]);
+    };
+    // At the limit the nesting is read (and refused only for exporting nothing); one more level is refused as such.
+    expect(failure(() => admitComponent(nested(MAX_COMPONENT_NESTING), 'n', []))).toMatch(/exports no callable function/);
+    expect(failure(() => admitComponent(nested(MAX_COMPONENT_NESTING + 1), 'n', []))).toMatch(/PLUGIN_WASM_INVALID: .*components nest deeper than 32 levels/);
+    expect(failure(() => admitComponent(nested(2_000), 'n', []))).toMatch(/PLUGIN_WASM_INVALID: .*components nest deeper/);
   });
 
   it('admits the calc component with an add tool', async () => {
