@@ -70,8 +70,12 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Arr
  */
 export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
   const threads = opts.threads ?? 2;
-  // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order.
+  // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order. A call
+  // claims a worker's destruction only if one happened while it ran and nobody claimed it yet: a call refused
+  // without costing a worker (aborted while queued) must not wait, nor take another call's replacement.
   const awaitingReplacement: (() => void)[] = [];
+  let destroyed = 0;
+  let unclaimedDestroys = 0;
   // Workers start on the first call: a node that never runs a plugin spends nothing on them.
   let piscina: Piscina | null = null;
   const pool = () => {
@@ -85,6 +89,10 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
     });
     piscina.on('workerCreate', () => awaitingReplacement.shift()?.());
+    piscina.on('workerDestroy', () => {
+      destroyed++;
+      unclaimedDestroys++;
+    });
     return piscina;
   };
   const replacement = (limitMs = 5_000) =>
@@ -149,6 +157,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       // A timer cleared on completion rather than AbortSignal.timeout, whose timers outlive the call.
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), call.timeoutMs);
+      const destroyedBefore = destroyed;
       let reply: WorkerReply;
       try {
         const withCode = { ...task, glue: a.glue, modules: a.modules, grants };
@@ -162,7 +171,10 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
         }
       } catch (err) {
         // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
-        await replacement();
+        if (destroyed > destroyedBefore && unclaimedDestroys > 0) {
+          unclaimedDestroys--;
+          await replacement();
+        }
         if ((err as Error).name === 'AbortError' || /abort/i.test((err as Error).message)) {
           return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
         }

@@ -106,4 +106,23 @@ describe('sandbox (Piscina workers)', () => {
     expect(await names(3_000_000)).toMatchObject({ ok: false, kind: 'trap', message: expect.stringMatching(/out of memory/) });
     expect(await call('add', { a: 5, b: 6 })).toEqual({ ok: true, value: 11 });
   }, 60_000);
+
+  it('a call that only waited in the queue returns at its own timeout, not when the runaway worker is replaced', async () => {
+    const single = createSandbox({ threads: 1 });
+    try {
+      const code = single.load('hostile-single', await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
+      const run = (fn: string, args: Record<string, unknown>, timeoutMs: number) => single.invoke(code, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
+      expect(await run('add', { a: 1, b: 1 }, 5_000)).toEqual({ ok: true, value: 2 });
+      const t0 = performance.now();
+      const at = async (p: Promise<unknown>) => ({ outcome: await p, ms: performance.now() - t0 });
+      const [runaway, queued] = await Promise.all([at(run('spin', {}, 1_000)), at(run('add', { a: 2, b: 2 }, 200))]);
+      expect(queued.outcome).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(queued.ms).toBeLessThan(900);
+      expect(runaway.outcome).toMatchObject({ ok: false, kind: 'timeout' });
+      expect(runaway.ms).toBeGreaterThanOrEqual(1_000);
+      expect(await run('add', { a: 3, b: 4 }, 5_000)).toEqual({ ok: true, value: 7 });
+    } finally {
+      await single.close();
+    }
+  }, 30_000);
 });
