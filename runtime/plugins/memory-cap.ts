@@ -99,3 +99,33 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
   }
   return new Uint8Array(Buffer.concat(out));
 }
+
+/** The memories a core module defines and the largest maximum among them, in pages (null when none declares one). */
+export function definedMemories(module: Uint8Array): { count: number; maxPages: number | null } {
+  if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
+  let pos = 8;
+  while (pos < module.length) {
+    const id = module[pos++]!;
+    let size: number;
+    [size, pos] = readU32(module, pos);
+    if (id !== 5) {
+      pos += size;
+      continue;
+    }
+    let count: number;
+    let p: number;
+    [count, p] = readU32(module, pos);
+    let maxPages: number | null = null;
+    for (let i = 0; i < count; i++) {
+      const flags = module[p++]!;
+      [, p] = readU32(module, p);
+      if (flags & 0x01) {
+        let max: number;
+        [max, p] = readU32(module, p);
+        maxPages = Math.max(maxPages ?? 0, max);
+      }
+    }
+    return { count, maxPages };
+  }
+  return { count: 0, maxPages: null };
+}

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { FuncType } from '../plugins/component-reflect.ts';
+import { definedMemories } from '../plugins/memory-cap.ts';
 import { camel, fromGuest, toGuest } from './values.ts';
 
 export const WORKER_FILE = fileURLToPath(new URL('./worker.mjs', import.meta.url));
@@ -14,6 +15,8 @@ export interface LoadedArtifacts {
   modules: Record<string, unknown>;
   /** The component imports wasi:keyvalue, so its calls need a bridge to the tenant's store. */
   usesKeyValue: boolean;
+  /** Memories each core module defines, and the version's memory limit in bytes (all memories together). */
+  memories: { perModule: Record<string, number>; limitBytes: number };
 }
 
 /** What one call may reach (deny by default; see worker-grants.mjs). */
@@ -118,11 +121,20 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       let a = compiled.get(key);
       if (!a) {
         const modules: Record<string, unknown> = {};
-        for (const [name, bytes] of Object.entries(files)) if (name.endsWith('.wasm')) modules[name] = new Wasm.Module(bytes);
+        const perModule: Record<string, number> = {};
+        let maxPages = 0;
+        for (const [name, bytes] of Object.entries(files)) {
+          if (!name.endsWith('.wasm')) continue;
+          modules[name] = new Wasm.Module(bytes);
+          const m = definedMemories(bytes);
+          perModule[name] = m.count;
+          maxPages = Math.max(maxPages, m.maxPages ?? 0);
+        }
         const glue = files['plugin.js'];
         if (!glue) throw new Error(`artifacts ${key} have no plugin.js`);
         const usesKeyValue = Buffer.from(glue).includes('wasi:keyvalue/store');
-        compiled.set(key, (a = { key, glue, modules, usesKeyValue }));
+        // Every memory was capped at the version's limit when the version was activated (memory-cap.ts).
+        compiled.set(key, (a = { key, glue, modules, usesKeyValue, memories: { perModule, limitBytes: maxPages * 65536 } }));
       }
       return a;
     },
@@ -160,7 +172,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       const destroyedBefore = destroyed;
       let reply: WorkerReply;
       try {
-        const withCode = { ...task, glue: a.glue, modules: a.modules, grants };
+        const withCode = { ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants };
         if (bridge) {
           // The bridge's port moves with the task, so this call cannot be retried: send the code along.
           reply = await pool().run(withCode, { signal: abort.signal, transferList: [bridge.remote] });

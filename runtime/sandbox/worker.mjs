@@ -6,7 +6,12 @@ import { GuestExit, call, compileFsPolicy, grantedImports } from './worker-grant
 
 // Compiled artifacts by key: sent once per worker (the worker asks for them), not with every call.
 const artifacts = new Map();
+// Live instances, least recently used first: bounded in number and in the memory they hold.
 const instances = new Map();
+export const MAX_INSTANCES = 64;
+export const MAX_INSTANCE_BYTES = 512 * 1024 * 1024;
+// Memories one instance of a component may define: each is capped at the version's limit, and so is their sum.
+export const MAX_MEMORIES = 4;
 // What each grants key allows, with its filesystem rules compiled: sent once per worker, like the code.
 const grantsByKey = new Map();
 let egressMode = null;
@@ -21,8 +26,12 @@ function configureEgress(allowPrivate) {
 
 async function instance(task, key) {
   const cached = instances.get(key);
-  if (cached) return cached;
-  const { glue, modules } = artifacts.get(task.key);
+  if (cached) {
+    instances.delete(key);
+    instances.set(key, cached);
+    return cached;
+  }
+  const { glue, modules, memoriesOf, limitBytes } = artifacts.get(task.key);
   const provided = grantedImports(grantsByKey.get(task.grantsKey).grants);
   const imports = new Proxy(provided, {
     get(target, name) {
@@ -30,9 +39,45 @@ async function instance(task, key) {
       return target[name];
     },
   });
-  const inst = glue.instantiate((name) => modules[name], imports, (m, i) => new WebAssembly.Instance(m, i));
-  instances.set(key, inst);
-  return inst;
+  // A memory one core instance defines may be exported again by another (jco's glue re-exports): counted once.
+  const memories = new Set();
+  let defined = 0;
+  const core = (m, i) => {
+    defined += memoriesOf.get(m) ?? 0;
+    if (defined > MAX_MEMORIES) throw new Error(`the component instantiates more than ${MAX_MEMORIES} memories`);
+    const created = new WebAssembly.Instance(m, i);
+    for (const v of Object.values(created.exports)) if (v instanceof WebAssembly.Memory) memories.add(v);
+    return created;
+  };
+  const entry = { inst: glue.instantiate((name) => modules[name], imports, core), memories, limitBytes };
+  instances.set(key, entry);
+  return entry;
+}
+
+const bytesOf = (entry) => {
+  let n = 0;
+  for (const m of entry.memories) n += m.buffer.byteLength;
+  return n;
+};
+
+// After a call: an instance whose memories together passed the version's limit is dropped, then the least recently
+// used ones go until the worker holds at most MAX_INSTANCES within MAX_INSTANCE_BYTES.
+function settle(key) {
+  const current = instances.get(key);
+  let over = false;
+  if (current && bytesOf(current) > current.limitBytes) {
+    instances.delete(key);
+    over = true;
+  }
+  let total = 0;
+  for (const e of instances.values()) total += bytesOf(e);
+  for (const [k, e] of instances) {
+    if (instances.size <= MAX_INSTANCES && total <= MAX_INSTANCE_BYTES) break;
+    if (k === key) continue;
+    total -= bytesOf(e);
+    instances.delete(k);
+  }
+  return over;
 }
 
 function output() {
@@ -46,7 +91,8 @@ export default async function invoke(task) {
     if (!task.glue || !task.grants) return { missing: true };
     if (!artifacts.has(task.key)) {
       const glue = await import(`data:text/javascript;base64,${Buffer.from(task.glue).toString('base64')}`);
-      artifacts.set(task.key, { glue, modules: task.modules });
+      const memoriesOf = new Map(Object.entries(task.modules).map(([name, m]) => [m, task.memories.perModule[name] ?? 0]));
+      artifacts.set(task.key, { glue, modules: task.modules, memoriesOf, limitBytes: task.memories.limitBytes });
     }
     if (!grantsByKey.has(task.grantsKey)) grantsByKey.set(task.grantsKey, { grants: task.grants, fs: compileFsPolicy(task.grants.fs) });
   }
@@ -62,7 +108,7 @@ export default async function invoke(task) {
     if (granted.grants.hosts.length) configureEgress(granted.grants.allowPrivate);
     let inst;
     try {
-      inst = await instance(task, key);
+      inst = (await instance(task, key)).inst;
     } catch (err) {
       return { ok: false, kind: 'instantiate', message: String(err?.message ?? err) };
     }
@@ -70,9 +116,14 @@ export default async function invoke(task) {
     const fn = target?.[task.func];
     if (typeof fn !== 'function') return { ok: false, kind: 'error', message: `export ${task.iface ? `${task.iface}#` : ''}${task.func} not found` };
     try {
-      return { ok: true, value: await fn(...task.args), output: output() };
+      const value = await fn(...task.args);
+      if (settle(key)) return { ok: false, kind: 'trap', message: 'the plugin used more memory than its limit, across its memories', output: output() };
+      return { ok: true, value, output: output() };
     } catch (err) {
-      if (err && typeof err === 'object' && 'payload' in err) return { ok: false, kind: 'component-error', payload: err.payload, output: output() };
+      if (err && typeof err === 'object' && 'payload' in err) {
+        settle(key);
+        return { ok: false, kind: 'component-error', payload: err.payload, output: output() };
+      }
       // A trap or an exit leaves the instance in an unknown state: it is never used again.
       instances.delete(key);
       return { ok: false, kind: err instanceof GuestExit ? 'exit' : 'trap', message: String(err?.message ?? err), output: output() };

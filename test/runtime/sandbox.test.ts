@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { compileArtifacts, parsePluginConfig, reflectComponent } from '../../runtime/plugins/index.ts';
 import { createSandbox, type LoadedArtifacts, type Sandbox } from '../../runtime/sandbox/index.ts';
 import { buildComponent } from '../helpers/components.ts';
@@ -125,4 +126,53 @@ describe('sandbox (Piscina workers)', () => {
       await single.close();
     }
   }, 30_000);
+
+  it('holds the memories of one instance to the limit together, and refuses components with more than four', async () => {
+    const many = (k: number) => {
+      const names = 'abcdefgh'.slice(0, k).split('');
+      return parse(`(component
+        (core module $m (memory (export "memory") 1)
+          (func (export "size") (result i32) memory.size)
+          (func (export "grow") (result i32) (memory.grow (i32.const 1))))
+        ${names.map((n) => `(core instance $${n} (instantiate $m))`).join(' ')}
+        (func $size (result s32) (canon lift (core func $a "size")))
+        (func $grow (result s32) (canon lift (core func $b "grow")))
+        (export "size-a" (func $size))
+        (export "grow-b" (func $grow)))`);
+    };
+    // One worker, so every call meets the same instance.
+    const single = createSandbox({ threads: 1 });
+    onTestFinished(() => single.close());
+    const load = async (key: string, k: number, memory = '192Ki') => {
+      const wasm = await many(k);
+      const types = Object.fromEntries(reflectComponent(wasm).functions.map((f) => [f.name, f.type]));
+      const code = single.load(key, await compileArtifacts(wasm, parsePluginConfig(`schema_version: "1.0"\nresources: { limits: { memory: ${memory} } }`)));
+      return (fn: string) => single.invoke(code, { tenant: 't', export: fn, signature: types[fn]!, args: {}, timeoutMs: 5_000 });
+    };
+    // Two memories of one page each under a three-page limit: one more page fits, the next passes the limit together
+    // (each memory alone could still grow to three) and the instance is dropped; the next call starts afresh.
+    const two = await load('two-memories', 2);
+    expect(await two('size-a')).toEqual({ ok: true, value: 1 });
+    expect(await two('grow-b')).toEqual({ ok: true, value: 1 });
+    expect(await two('grow-b')).toMatchObject({ ok: false, kind: 'trap', message: expect.stringMatching(/more memory than its limit/) });
+    expect(await two('grow-b')).toEqual({ ok: true, value: 1 });
+    // Four memories are admitted (four pages within 256Ki); a fifth is refused when the component is instantiated.
+    expect(await (await load('four-memories', 4, '256Ki'))('size-a')).toEqual({ ok: true, value: 1 });
+    expect(await (await load('five-memories', 5, '1Mi'))('size-a')).toMatchObject({ ok: false, kind: 'instantiate', message: expect.stringMatching(/more than 4 memories/) });
+  });
+
+  it('keeps at most 64 instances per worker, least recently used out first', async () => {
+    const single = createSandbox({ threads: 1 });
+    onTestFinished(() => single.close());
+    const code = single.load('hostile-lru', await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
+    const bump = async (tenant: string) => ((await single.invoke(code, { tenant, export: 'bump', signature: sig.bump!, args: {}, timeoutMs: 5_000 })) as { value: number }).value;
+    expect([await bump('first'), await bump('first')]).toEqual([1, 2]);
+    // 63 other tenants: with "first" that makes 64 instances, all kept.
+    for (let i = 0; i < 63; i++) await bump(`other-${i}`);
+    expect(await bump('first')).toBe(3);
+    // One more tenant: the least recently used instance (other-0) goes, "first" stays.
+    await bump('one-more');
+    expect(await bump('first')).toBe(4);
+    expect(await bump('other-0')).toBe(1);
+  });
 });
