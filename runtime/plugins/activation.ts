@@ -26,23 +26,41 @@ const PAGE = 64 * 1024;
 
 const TRANSPILE_WORKER = new URL('./transpile-worker.mjs', import.meta.url);
 
-/** jco's transpiler runs seconds of synchronous WebAssembly on a large component: it gets a thread of its own. */
-function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>): Promise<Record<string, Uint8Array>> {
+/** How long, and with how much heap, jco may transpile one component (a JS engine component takes about 1.5 s). */
+export const TRANSPILE_LIMITS = { timeoutMs: 120_000, heapMb: 1536 };
+
+/**
+ * jco's transpiler runs seconds of synchronous WebAssembly on a large component: it gets a thread of its own, with a
+ * heap limit and a deadline, so a component built to make it slow or huge fails its activation instead of the node.
+ */
+function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>, limits = TRANSPILE_LIMITS): Promise<Record<string, Uint8Array>> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(TRANSPILE_WORKER, { workerData: { wasm, options } });
+    const worker = new Worker(TRANSPILE_WORKER, { workerData: { wasm, options }, resourceLimits: { maxOldGenerationSizeMb: limits.heapMb } });
+    const timer = setTimeout(() => {
+      reject(new Error(`the transpiler ran past ${limits.timeoutMs / 1000} s`));
+      void worker.terminate();
+    }, limits.timeoutMs);
+    const settle = () => clearTimeout(timer);
     worker.once('message', (m: { ok: boolean; files?: Record<string, Uint8Array>; message?: string }) => {
+      settle();
       void worker.terminate();
       if (m.ok) resolve(m.files!);
       else reject(new Error(m.message));
     });
-    worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`the transpiler exited with code ${code}`)));
+    worker.once('error', (err) => {
+      settle();
+      reject((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? new Error(`the transpiler ran out of its ${limits.heapMb} MB heap`) : err);
+    });
+    worker.once('exit', (code) => {
+      settle();
+      if (code !== 0) reject(new Error(`the transpiler exited with code ${code}`));
+    });
   });
 }
 
 /** Transpiles a component to JS glue plus core modules, each module's memory capped at the plugin's limit. */
-export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig): Promise<Record<string, Uint8Array>> {
-  const files = await transpileOffThread(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false });
+export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig, limits = TRANSPILE_LIMITS): Promise<Record<string, Uint8Array>> {
+  const files = await transpileOffThread(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false }, limits);
   const maxPages = Math.floor(memoryBytes(config.resources.limits.memory) / PAGE);
   const out: Record<string, Uint8Array> = {};
   for (const [name, bytes] of Object.entries(files)) {

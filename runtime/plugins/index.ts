@@ -6,6 +6,6 @@ export { toJsonSchema, inputSchema, toolName, type JsonSchema } from './tool-sch
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';
 export { witDocs } from './wit-docs.ts';
 export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';
-export { activateVersion, compileArtifacts, ActivationError, type ActivationErrorCode } from './activation.ts';
+export { activateVersion, compileArtifacts, ActivationError, TRANSPILE_LIMITS, type ActivationErrorCode } from './activation.ts';
 export { capMemory, definedMemories, MemoryCapError, MAX_TABLE_ENTRIES } from './memory-cap.ts';
 export { createToolInvoker, ToolCallError, PLUGINS_CHANGED, workspaceAnchor, type InvokeTool, type InvokeOptions, type ToolResult } from './invoke-tool.ts';

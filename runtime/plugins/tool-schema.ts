@@ -79,7 +79,11 @@ export function toJsonSchema(t: ValType, budget: Budget = { nodes: 0 }, depth = 
   if ('flags' in t) {
     return { type: 'object', properties: Object.fromEntries(t.flags.map((f) => [f, { type: 'boolean' }])), additionalProperties: false };
   }
-  if ('option' in t) return { anyOf: [sub(t.option), { type: 'null' }] };
+  if ('option' in t) {
+    // null would mean both the outer and the inner none.
+    if (isOption(t.option)) throw new UnmappableType('option<option<…>> has no unambiguous JSON form');
+    return { anyOf: [sub(t.option), { type: 'null' }] };
+  }
   if ('result' in t) return { oneOf: [tagged('ok', t.result.ok), tagged('err', t.result.err)] };
   throw new UnmappableType(`${Object.keys(t)[0]} values have no JSON form`);
 }

@@ -1,6 +1,7 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
-import { capMemory, MAX_TABLE_ENTRIES, MemoryCapError } from '../../runtime/plugins/index.ts';
+import { capMemory, compileArtifacts, MAX_TABLE_ENTRIES, MemoryCapError, parsePluginConfig } from '../../runtime/plugins/index.ts';
+import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 
 // The WebAssembly global exists in Node; its types come with the DOM lib, which this project does not load.
 const Wasm = (globalThis as unknown as { WebAssembly: { Instance: new (m: unknown) => { exports: Record<string, unknown> }; Module: new (b: Uint8Array) => unknown } }).WebAssembly;
@@ -59,5 +60,13 @@ describe('memory cap', () => {
     expect(() => capMemory(big, 9)).toThrow(MemoryCapError);
     expect(capMemory(big, 10).length).toBeGreaterThan(0);
     expect(() => capMemory(new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0]), 4)).toThrow(/not a core/);
+  });
+
+  it('transpiles under a deadline and a heap limit: past either, the activation fails instead of the node', async () => {
+    const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
+    const config = parsePluginConfig('schema_version: "1.0"');
+    expect(Object.keys(await compileArtifacts(wasm, config)).sort()).toEqual(['plugin.core.wasm', 'plugin.js']);
+    await expect(compileArtifacts(wasm, config, { timeoutMs: 1, heapMb: 256 })).rejects.toThrow(/the transpiler ran past 0.001 s/);
+    await expect(compileArtifacts(wasm, config, { timeoutMs: 60_000, heapMb: 1 })).rejects.toThrow(/transpiler/);
   });
 });
