@@ -50,6 +50,12 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
        select $1, $2, 'b', lpad(g::text, 5, '0'), '\\x00' from generate_series(1, $3 - 1) g`,
       [account, p, KV_LIMITS.keys],
     );
+    // Rows written behind the store's back are counted the way the migration counts existing stores.
+    await store.db.query(
+      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
+       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
+      [p],
+    );
     await store.pluginKv.set(account, p, 'b', 'last', Buffer.from('10000th'));
     await expect(store.pluginKv.set(account, p, 'b', 'one-more', Buffer.from('x'))).rejects.toThrow(/at most 10000 keys/);
     await store.pluginKv.set(account, p, 'b', 'last', Buffer.from('overwritten'));
@@ -65,5 +71,57 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
       cursor = page.cursor;
     }
     expect(seen).toBe(KV_LIMITS.keys);
+  });
+
+  it('holds a plugin to 64 MiB of keys and values, counting overwrites and deletes', async () => {
+    const p = randomUUID();
+    await store.capabilities.create({ id: p, accountId: account, type: 'plugin', name: 'bytes', namespace: 'bytes', createdBy: randomUUID() });
+    const MiB = 1024 * 1024;
+    // 63 values of 1 MiB with one-character keys (written by the database itself, to keep the test quick), then one
+    // through the store: 63 MiB and 63 bytes.
+    await store.db.query(
+      `insert into plugin_kv (account_id, capability_id, bucket, key, value)
+       select $1, $2, 'b', chr(65 + g), decode(repeat('00', $3), 'hex') from generate_series(1, 62) g`,
+      [account, p, MiB],
+    );
+    await store.db.query(
+      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
+       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
+      [p],
+    );
+    await store.pluginKv.set(account, p, 'b', 'A', new Uint8Array(MiB));
+    expect(await store.pluginKv.usage(account, p)).toEqual({ keys: 63, bytes: 63 * MiB + 63 });
+    // Up to the byte: the last key and value fill the budget exactly; one byte more is refused.
+    const room = KV_LIMITS.bytes - (63 * MiB + 63) - 'last'.length;
+    await expect(store.pluginKv.set(account, p, 'b', 'last', new Uint8Array(room + 1))).rejects.toThrow(/at most 67108864 bytes/);
+    await store.pluginKv.set(account, p, 'b', 'last', new Uint8Array(room));
+    expect((await store.pluginKv.usage(account, p)).bytes).toBe(KV_LIMITS.bytes);
+    // An overwrite counts the difference; a delete gives its bytes back.
+    await store.pluginKv.set(account, p, 'b', 'A', new Uint8Array(1));
+    expect((await store.pluginKv.usage(account, p)).bytes).toBe(KV_LIMITS.bytes - MiB + 1);
+    await store.pluginKv.delete(account, p, 'b', 'last');
+    await store.pluginKv.delete(account, p, 'b', 'last');
+    expect(await store.pluginKv.usage(account, p)).toEqual({ keys: 63, bytes: 62 * MiB + 63 + 1 });
+  });
+
+  it('concurrent writers cannot pass the key limit together', async () => {
+    const p = randomUUID();
+    await store.capabilities.create({ id: p, accountId: account, type: 'plugin', name: 'race', namespace: 'race', createdBy: randomUUID() });
+    await store.db.query(
+      `insert into plugin_kv (account_id, capability_id, bucket, key, value)
+       select $1, $2, 'b', lpad(g::text, 5, '0'), '\\x00' from generate_series(1, $3 - 1) g`,
+      [account, p, KV_LIMITS.keys],
+    );
+    await store.db.query(
+      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
+       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
+      [p],
+    );
+    // One key left: of twenty writers of new keys at once, exactly one gets it.
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.pluginKv.set(account, p, 'b', `new-${i}`, Buffer.from('x'))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof KvLimitError)).toBe(true);
+    const { rows } = await store.db.query<{ n: string }>('select count(*) as n from plugin_kv where capability_id = $1', [p]);
+    expect(Number(rows[0]!.n)).toBe(KV_LIMITS.keys);
   });
 });
