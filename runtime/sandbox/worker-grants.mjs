@@ -5,6 +5,7 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
 import { WASIShim } from '@bytecodealliance/preview2-shim/instantiation';
 import * as httpShim from '@bytecodealliance/preview2-shim/http';
+import { streams } from '@bytecodealliance/preview2-shim/io';
 import { createSockets } from '@bytecodealliance/preview2-shim/sockets';
 import { isForbiddenAddress, isForbiddenName } from './ip-policy.mjs';
 
@@ -14,6 +15,22 @@ export class GuestExit extends Error {}
 export const call = { fs: [], hosts: [], allowPrivate: false, bridge: null, out: null };
 
 export const OUTPUT_CAP_BYTES = 64 * 1024;
+/** Zeroes one write-zeroes may ask for (the shim allocates them before anything looks at the size). */
+export const MAX_ZEROES = 1024 * 1024;
+
+// write-zeroes as an ordinary write of a bounded buffer: stdout and stderr then go through the capture below, and a
+// guest asking for four gigabytes of zeroes gets a closed stream instead of the allocation.
+const OutputStream = streams.OutputStream.prototype;
+const zeroes = (len) => {
+  if (len > BigInt(MAX_ZEROES)) throw { tag: 'closed' };
+  return new Uint8Array(Number(len));
+};
+OutputStream.writeZeroes = function (len) {
+  return this.write(zeroes(len));
+};
+OutputStream.blockingWriteZeroesAndFlush = function (len) {
+  return this.blockingWriteAndFlush(zeroes(len));
+};
 
 // Guest stdout/stderr arrive as writes to this worker's process streams: keep them, up to the cap, for the caller.
 function capture(stream, name) {
@@ -184,6 +201,20 @@ class Bucket {
   }
 }
 
+// Standard input exists (a JS engine component asks for it before its first console.log) but is closed: reading
+// the node's own standard input would take the operator's keystrokes, or block.
+let stdinStream = null;
+const closedStream = () => {
+  throw { tag: 'closed' };
+};
+function closedStdin(base) {
+  if (!stdinStream) {
+    stdinStream = base.getStdin();
+    Object.assign(stdinStream, { read: closedStream, blockingRead: closedStream, skip: closedStream, blockingSkip: closedStream });
+  }
+  return stdinStream;
+}
+
 /** The import object of one instance: environment, workspace and configuration are fixed per instance. */
 export function grantedImports(grants) {
   const shim = new WASIShim({
@@ -193,6 +224,10 @@ export function grantedImports(grants) {
   });
   const imports = shim.getImportObject();
   confineFilesystem(imports['wasi:filesystem/types'].Descriptor);
+  // The host's working directory and standard input are the node's, not the plugin's.
+  imports['wasi:cli/environment'] = { ...imports['wasi:cli/environment'], initialCwd: () => (grants.workspace ? '/' : undefined) };
+  const baseStdin = imports['wasi:cli/stdin'];
+  imports['wasi:cli/stdin'] = { getStdin: () => closedStdin(baseStdin) };
   const config = new Map(grants.config);
   return {
     ...imports,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error the worker's grants are plain JavaScript (worker threads do not load TypeScript)
-import { call, compileFsPolicy, grantedImports } from '../../runtime/sandbox/worker-grants.mjs';
+import { call, compileFsPolicy, grantedImports, MAX_ZEROES, OUTPUT_CAP_BYTES } from '../../runtime/sandbox/worker-grants.mjs';
 
 type Descriptor = {
   openAt(pathFlags: object, path: string, openFlags: object, flags: object): Descriptor;
@@ -75,5 +75,28 @@ describe('filesystem confinement (wasi:filesystem grants)', () => {
     expect(refusal(() => root.renameAt('data', root, 'out/data'))).toBe('access');
     expect(refusal(() => root.renameAt('out/b.txt', root, 'data/b.txt'))).toBe('access');
     expect(refusal(() => root.renameAt('out/b.txt', root, 'out/c.txt'))).toBe('allowed');
+  });
+
+  it('shows none of the host: no working directory of the node, no standard input, no unbounded zeroes', () => {
+    expect(imports['wasi:cli/environment'].initialCwd()).toBe('/');
+    const bare = grantedImports({ env: [], config: [], hosts: [], fs: [], workspace: null, allowPrivate: false });
+    expect(bare['wasi:cli/environment'].initialCwd()).toBeUndefined();
+    expect(bare['wasi:cli/environment'].getEnvironment()).toEqual([]);
+    const stdin = bare['wasi:cli/stdin'].getStdin() as { read(n: bigint): Uint8Array; blockingRead(n: bigint): Uint8Array };
+    expect(refusal(() => stdin.read(10n))).toEqual({ tag: 'closed' });
+    expect(refusal(() => stdin.blockingRead(10n))).toEqual({ tag: 'closed' });
+    const stdout = bare['wasi:cli/stdout'].getStdout() as { writeZeroes(n: bigint): void; blockingWriteZeroesAndFlush(n: bigint): void };
+    call.out = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), truncated: false, written: false };
+    try {
+      expect(refusal(() => stdout.writeZeroes(BigInt(MAX_ZEROES) + 1n))).toEqual({ tag: 'closed' });
+      expect(refusal(() => stdout.blockingWriteZeroesAndFlush(4n * 1024n ** 3n))).toEqual({ tag: 'closed' });
+      // Zeroes within the bound are an ordinary write: captured, and capped like any output.
+      stdout.blockingWriteZeroesAndFlush(10n);
+      expect(call.out.stdout).toEqual(Buffer.alloc(10));
+      stdout.writeZeroes(BigInt(MAX_ZEROES));
+      expect([call.out.stdout.length, call.out.truncated]).toEqual([OUTPUT_CAP_BYTES, true]);
+    } finally {
+      call.out = null;
+    }
   });
 });
