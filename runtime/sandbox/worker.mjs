@@ -12,6 +12,31 @@ export const MAX_INSTANCES = 64;
 export const MAX_INSTANCE_BYTES = 512 * 1024 * 1024;
 // Memories one instance of a component may define: each is capped at the version's limit, and so is their sum.
 export const MAX_MEMORIES = 4;
+// A result travels to the node's main thread and out as JSON: a larger one is refused here, not turned into a
+// string too long for the engine there.
+export const MAX_RESULT_BYTES = 16 * 1024 * 1024;
+
+/** Whether a value's JSON form could pass `limit` bytes (a walk that stops as soon as it knows). */
+function tooLarge(value, limit) {
+  let budget = limit;
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') budget -= v.length * 3 + 2;
+    else if (v instanceof Uint8Array) budget -= Math.ceil(v.byteLength / 3) * 4 + 2;
+    else if (Array.isArray(v)) {
+      budget -= v.length + 2;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        budget -= k.length + 4;
+        stack.push(x);
+      }
+    } else budget -= 24;
+    if (budget < 0) return true;
+  }
+  return false;
+}
 // What each grants key allows, with its filesystem rules compiled: sent once per worker, like the code.
 const grantsByKey = new Map();
 let egressMode = null;
@@ -118,6 +143,7 @@ export default async function invoke(task) {
     try {
       const value = await fn(...task.args);
       if (settle(key)) return { ok: false, kind: 'trap', message: 'the plugin used more memory than its limit, across its memories', output: output() };
+      if (tooLarge(value, MAX_RESULT_BYTES)) return { ok: false, kind: 'error', message: `the result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB`, output: output() };
       return { ok: true, value, output: output() };
     } catch (err) {
       if (err && typeof err === 'object' && 'payload' in err) {

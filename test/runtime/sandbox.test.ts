@@ -105,6 +105,10 @@ describe('sandbox (Piscina workers)', () => {
     expect((small as { value: string[] }).value).toHaveLength(1000);
     // Three million strings (~120 MB of JS heap) need more than the 64 MB the worker may use.
     expect(await names(3_000_000)).toMatchObject({ ok: false, kind: 'trap', message: expect.stringMatching(/out of memory/) });
+    // Within the heap but past 16 MiB of JSON (each 16-character string counts up to 50 bytes): refused in the
+    // worker, before it reaches the main thread.
+    expect(await names(300_000)).toMatchObject({ ok: true });
+    expect(await names(400_000)).toEqual({ ok: false, kind: 'error', message: 'the result is larger than 16 MiB' });
     expect(await call('add', { a: 5, b: 6 })).toEqual({ ok: true, value: 11 });
   }, 60_000);
 
