@@ -25,6 +25,13 @@ export const MAX_TIMEOUT_MS = 60_000;
 const MEMORY_RE = '^[1-9][0-9]{0,9}(Ki|Mi|Gi)$';
 const TIMEOUT_RE = '^[1-9][0-9]{0,9}(ms|s|m)$';
 
+/** A permission: `{allow: [rule, ...]}`, at most 100 rules. */
+const allowList = (rule: object) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { allow: { type: 'array', maxItems: 100, items: rule } },
+});
+
 const schema = {
   type: 'object',
   additionalProperties: false,
@@ -47,48 +54,18 @@ const schema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        network: {
+        network: allowList({ type: 'object', additionalProperties: false, required: ['host'], properties: { host: { type: 'string', minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$' } } }),
+        filesystem: allowList({
           type: 'object',
           additionalProperties: false,
+          required: ['uri', 'access'],
           properties: {
-            allow: {
-              type: 'array',
-              maxItems: 100,
-              items: { type: 'object', additionalProperties: false, required: ['host'], properties: { host: { type: 'string', minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$' } } },
-            },
+            // Paths inside the caller's workspace: `fs://data/**`; no way up and out of it.
+            uri: { type: 'string', minLength: 6, maxLength: 500, pattern: '^fs://(?!(.*/)?\\.\\.(/|$))[^\\s]*$' },
+            access: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['read', 'write'] } },
           },
-        },
-        filesystem: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            allow: {
-              type: 'array',
-              maxItems: 100,
-              items: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['uri', 'access'],
-                properties: {
-                  // Paths inside the account's workspace: `fs://data/**`; no way up and out of it.
-                  uri: { type: 'string', minLength: 6, maxLength: 500, pattern: '^fs://(?!(.*/)?\\.\\.(/|$))[^\\s]*$' },
-                  access: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['read', 'write'] } },
-                },
-              },
-            },
-          },
-        },
-        environment: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            allow: {
-              type: 'array',
-              maxItems: 100,
-              items: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } } },
-            },
-          },
-        },
+        }),
+        environment: allowList({ type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } } }),
       },
     },
     config: {
