@@ -23,6 +23,22 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
   });
   afterAll(() => store?.drop());
 
+  /** Rows written by the database itself (quick), counted the way the migration counts stores that existed before. */
+  const countUsage = (p: string) =>
+    store.db.query(
+      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
+       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
+      [p],
+    );
+  const fillKeys = async (p: string, n: number) => {
+    await store.db.query(
+      `insert into plugin_kv (account_id, capability_id, bucket, key, value)
+       select $1, $2, 'b', lpad(g::text, 5, '0'), '\\x00' from generate_series(1, $3) g`,
+      [account, p, n],
+    );
+    await countUsage(p);
+  };
+
   it('keeps values per account, plugin and bucket', async () => {
     await store.pluginKv.set(account, plugin, 'default', 'k', Buffer.from('v'));
     expect((await store.pluginKv.get(account, plugin, 'default', 'k'))?.toString()).toBe('v');
@@ -45,17 +61,7 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
   it('holds a plugin to 10,000 keys, yet lets it overwrite the ones it has; pages keys 1,000 at a time', async () => {
     const p = randomUUID();
     await store.capabilities.create({ id: p, accountId: account, type: 'plugin', name: 'full', namespace: 'full', createdBy: randomUUID() });
-    await store.db.query(
-      `insert into plugin_kv (account_id, capability_id, bucket, key, value)
-       select $1, $2, 'b', lpad(g::text, 5, '0'), '\\x00' from generate_series(1, $3 - 1) g`,
-      [account, p, KV_LIMITS.keys],
-    );
-    // Rows written behind the store's back are counted the way the migration counts existing stores.
-    await store.db.query(
-      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
-       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
-      [p],
-    );
+    await fillKeys(p, KV_LIMITS.keys - 1);
     await store.pluginKv.set(account, p, 'b', 'last', Buffer.from('10000th'));
     await expect(store.pluginKv.set(account, p, 'b', 'one-more', Buffer.from('x'))).rejects.toThrow(/at most 10000 keys/);
     await store.pluginKv.set(account, p, 'b', 'last', Buffer.from('overwritten'));
@@ -84,11 +90,7 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
        select $1, $2, 'b', chr(65 + g), decode(repeat('00', $3), 'hex') from generate_series(1, 62) g`,
       [account, p, MiB],
     );
-    await store.db.query(
-      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
-       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
-      [p],
-    );
+    await countUsage(p);
     await store.pluginKv.set(account, p, 'b', 'A', new Uint8Array(MiB));
     expect(await store.pluginKv.usage(account, p)).toEqual({ keys: 63, bytes: 63 * MiB + 63 });
     // Up to the byte: the last key and value fill the budget exactly; one byte more is refused.
@@ -107,16 +109,7 @@ describe.each(drivers)('plugin key-value store on %s', (driver) => {
   it('concurrent writers cannot pass the key limit together', async () => {
     const p = randomUUID();
     await store.capabilities.create({ id: p, accountId: account, type: 'plugin', name: 'race', namespace: 'race', createdBy: randomUUID() });
-    await store.db.query(
-      `insert into plugin_kv (account_id, capability_id, bucket, key, value)
-       select $1, $2, 'b', lpad(g::text, 5, '0'), '\\x00' from generate_series(1, $3 - 1) g`,
-      [account, p, KV_LIMITS.keys],
-    );
-    await store.db.query(
-      `insert into plugin_kv_usage (account_id, capability_id, keys, bytes)
-       select account_id, capability_id, count(*), sum(octet_length(key) + octet_length(value)) from plugin_kv where capability_id = $1 group by 1, 2`,
-      [p],
-    );
+    await fillKeys(p, KV_LIMITS.keys - 1);
     // One key left: of twenty writers of new keys at once, exactly one gets it.
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.pluginKv.set(account, p, 'b', `new-${i}`, Buffer.from('x'))));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
