@@ -44,7 +44,10 @@ describe.skipIf(!mustRun('cluster'))('platform cluster up and status', () => {
       let status: any;
       for (let i = 0; i < 100; i++) {
         status = (await runCli(['cluster', 'status', '--json'], { NATS_URL: nats.url, PLATFORM_CLUSTER: cluster })).json;
-        if (status?.members?.length === 2 && status.members.every((m: { shards: number[] }) => m.shards.length > 0) && status.shards.length === 256) break;
+        // Settled: both members report their shards, and together they own every shard (node 2 joins after node 1,
+        // so the table passes through states where members have not yet renewed their shard lists).
+        const owned = status?.members?.reduce((n: number, m: { shards: number[] }) => n + m.shards.length, 0);
+        if (status?.members?.length === 2 && status.members.every((m: { shards: number[] }) => m.shards.length > 0) && status.shards.length === 256 && owned === 256 && status.unowned_shards?.length === 0) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(status.members.map((m: { nodeId: string }) => m.nodeId)).toEqual(['node-1', 'node-2']);
