@@ -17,8 +17,9 @@ describe('per-tenant lanes', () => {
       await sleep(10);
     }
     await Promise.all(flood);
-    // Each B call waits for at most the slots in use (a couple of 2 ms A calls), never behind A's queue.
-    expect(Math.max(...waits)).toBeLessThan(50);
+    // Each B call waits for at most the slots in use (a couple of 2 ms A calls), never behind A's queue (200 calls
+    // of 2 ms on two slots, about 200 ms): the bound leaves room for a busy machine's timer lag.
+    expect(Math.max(...waits)).toBeLessThan(100);
     expect(order.indexOf('B4')).toBeLessThan(order.indexOf('A199'));
     expect(lanes.stats('A')).toMatchObject({ queued: 0, running: 0, completed: 200, rejected: 0 });
     expect(lanes.stats('B').latency.samples).toBe(5);
