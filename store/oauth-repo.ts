@@ -66,6 +66,33 @@ export interface RefreshRecord {
   revokedAt: string | null;
 }
 
+type Row = Record<string, string | null>;
+
+const toCode = (r: Row): CodeRecord => ({
+  clientId: r.client_id!,
+  gatewayId: r.gateway_id!,
+  accountId: r.account_id!,
+  principalId: r.principal_id!,
+  redirectUri: r.redirect_uri!,
+  codeChallenge: r.code_challenge!,
+  scope: r.scope!,
+  resource: r.resource ?? null,
+  expiresAt: r.expires_at!,
+});
+
+const toRefresh = (r: Row): RefreshRecord => ({
+  familyId: r.family_id!,
+  clientId: r.client_id!,
+  gatewayId: r.gateway_id!,
+  accountId: r.account_id!,
+  principalId: r.principal_id!,
+  scope: r.scope!,
+  resource: r.resource ?? null,
+  expiresAt: r.expires_at!,
+  usedAt: r.used_at ?? null,
+  revokedAt: r.revoked_at ?? null,
+});
+
 /** Clients, codes and refresh tokens of the gateways' authorization servers; secrets, codes and tokens are hashed. */
 export function oauthRepo(db: Queryable) {
   return {
@@ -90,20 +117,8 @@ export function oauthRepo(db: Queryable) {
     },
     /** Takes a code out (single use): a second redemption finds nothing. */
     async takeCode(gatewayId: string, hash: string): Promise<CodeRecord | null> {
-      const { rows } = await db.query<Record<string, string | null>>('delete from oauth_codes where gateway_id = $1 and code_hash = $2 returning *', [gatewayId, hash]);
-      const r = rows[0];
-      if (!r) return null;
-      return {
-        clientId: r.client_id!,
-        gatewayId: r.gateway_id!,
-        accountId: r.account_id!,
-        principalId: r.principal_id!,
-        redirectUri: r.redirect_uri!,
-        codeChallenge: r.code_challenge!,
-        scope: r.scope!,
-        resource: r.resource ?? null,
-        expiresAt: r.expires_at!,
-      };
+      const { rows } = await db.query<Row>('delete from oauth_codes where gateway_id = $1 and code_hash = $2 returning *', [gatewayId, hash]);
+      return rows[0] ? toCode(rows[0]) : null;
     },
     async createRefresh(hash: string, r: Omit<RefreshRecord, 'usedAt' | 'revokedAt'>): Promise<void> {
       await db.query(
@@ -113,21 +128,8 @@ export function oauthRepo(db: Queryable) {
       );
     },
     async refresh(gatewayId: string, hash: string): Promise<RefreshRecord | null> {
-      const { rows } = await db.query<Record<string, string | null>>('select * from oauth_refresh_tokens where gateway_id = $1 and token_hash = $2', [gatewayId, hash]);
-      const r = rows[0];
-      if (!r) return null;
-      return {
-        familyId: r.family_id!,
-        clientId: r.client_id!,
-        gatewayId: r.gateway_id!,
-        accountId: r.account_id!,
-        principalId: r.principal_id!,
-        scope: r.scope!,
-        resource: r.resource ?? null,
-        expiresAt: r.expires_at!,
-        usedAt: r.used_at ?? null,
-        revokedAt: r.revoked_at ?? null,
-      };
+      const { rows } = await db.query<Row>('select * from oauth_refresh_tokens where gateway_id = $1 and token_hash = $2', [gatewayId, hash]);
+      return rows[0] ? toRefresh(rows[0]) : null;
     },
     /** Marks a refresh token used, once: false when another request used it first. */
     async useRefresh(gatewayId: string, hash: string, at: string): Promise<boolean> {

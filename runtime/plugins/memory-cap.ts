@@ -59,10 +59,9 @@ function capTables(module: Uint8Array, pos: number, end: number): Uint8Array {
   return Uint8Array.from([4, ...writeU32(body.length), ...body]);
 }
 
-export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
+/** The sections of a core module, in order: id and the byte range of the section's contents. */
+function* sections(module: Uint8Array): Generator<{ id: number; start: number; end: number }> {
   if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
-  // Sections are copied as slices: a JS engine component's code section is megabytes long.
-  const out: Uint8Array[] = [module.subarray(0, 8)];
   let pos = 8;
   while (pos < module.length) {
     const id = module[pos++]!;
@@ -70,51 +69,48 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
     [size, pos] = readU32(module, pos);
     const end = pos + size;
     if (end > module.length) throw new MemoryCapError('a section runs past the end of the core module');
-    if (id === 4) {
-      out.push(capTables(module, pos, end));
-      pos = end;
-      continue;
-    }
-    if (id !== 5) {
-      out.push(Uint8Array.from([id, ...writeU32(size)]), module.subarray(pos, end));
-      pos = end;
-      continue;
-    }
-    let count: number;
-    let p: number;
-    [count, p] = readU32(module, pos);
-    const body: number[] = [...writeU32(count)];
-    for (let i = 0; i < count; i++) {
-      const flags = module[p++]!;
-      if (flags & 0x04) throw new MemoryCapError('64-bit memories are not supported');
-      let min: number;
-      [min, p] = readU32(module, p);
-      if (flags & 0x01) [, p] = readU32(module, p);
-      if (min > maxPages) throw new MemoryCapError(`the module needs ${min} pages of memory at start, above the plugin's limit of ${maxPages}`);
-      body.push(flags | 0x01, ...writeU32(min), ...writeU32(maxPages));
-    }
-    if (p !== end) throw new MemoryCapError('malformed memory section');
-    out.push(Uint8Array.from([5, ...writeU32(body.length), ...body]));
+    yield { id, start: pos, end };
     pos = end;
+  }
+}
+
+/** A memory section with every memory's maximum at `maxPages`. */
+function capMemories(module: Uint8Array, pos: number, end: number, maxPages: number): Uint8Array {
+  let count: number;
+  let p: number;
+  [count, p] = readU32(module, pos);
+  const body: number[] = [...writeU32(count)];
+  for (let i = 0; i < count; i++) {
+    const flags = module[p++]!;
+    if (flags & 0x04) throw new MemoryCapError('64-bit memories are not supported');
+    let min: number;
+    [min, p] = readU32(module, p);
+    if (flags & 0x01) [, p] = readU32(module, p);
+    if (min > maxPages) throw new MemoryCapError(`the module needs ${min} pages of memory at start, above the plugin's limit of ${maxPages}`);
+    body.push(flags | 0x01, ...writeU32(min), ...writeU32(maxPages));
+  }
+  if (p !== end) throw new MemoryCapError('malformed memory section');
+  return Uint8Array.from([5, ...writeU32(body.length), ...body]);
+}
+
+export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
+  // Sections are copied as slices: a JS engine component's code section is megabytes long.
+  const out: Uint8Array[] = [module.subarray(0, 8)];
+  for (const { id, start, end } of sections(module)) {
+    if (id === 4) out.push(capTables(module, start, end));
+    else if (id === 5) out.push(capMemories(module, start, end, maxPages));
+    else out.push(Uint8Array.from([id, ...writeU32(end - start)]), module.subarray(start, end));
   }
   return new Uint8Array(Buffer.concat(out));
 }
 
 /** The memories a core module defines and the largest maximum among them, in pages (null when none declares one). */
 export function definedMemories(module: Uint8Array): { count: number; maxPages: number | null } {
-  if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
-  let pos = 8;
-  while (pos < module.length) {
-    const id = module[pos++]!;
-    let size: number;
-    [size, pos] = readU32(module, pos);
-    if (id !== 5) {
-      pos += size;
-      continue;
-    }
+  for (const { id, start } of sections(module)) {
+    if (id !== 5) continue;
     let count: number;
     let p: number;
-    [count, p] = readU32(module, pos);
+    [count, p] = readU32(module, start);
     let maxPages: number | null = null;
     for (let i = 0; i < count; i++) {
       const flags = module[p++]!;
