@@ -1,11 +1,12 @@
-import { assign, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 
 /**
  * An account (tenant). Two regions run side by side:
  * - status: active ⇄ suspended; a suspension with `until` ends by a durable timer (RESUME).
  * - budget: none (never funded: 402 at the MCP edge) → funded ⇄ exhausted (402); unknown (billing state could not be
  *   determined: 503) until the next BUDGET_SET.
- * DEBIT reserves credits for a call; its result is in `lastDebit`.
+ * DEBIT reserves credits for a call; it answers with `reply.debit` ({requestId, ok}), emitted to the asker only.
+ * Status changes are journaled (`account.suspended`, `account.resumed`): nodes that cache the status follow them.
  */
 export interface AccountInput {
   accountId: string;
@@ -16,8 +17,12 @@ export interface AccountContext {
   accountId: string;
   credits: number | null;
   suspendedUntil: number | null;
-  lastDebit: { requestId: string; ok: boolean } | null;
 }
+
+export type AccountEmitted =
+  | { type: 'reply.debit'; requestId: string; ok: boolean }
+  | { type: 'account.suspended'; until: number | null }
+  | { type: 'account.resumed' };
 
 export type AccountEvent =
   | { type: 'SUSPEND'; until?: number }
@@ -33,6 +38,7 @@ export const accountMachine = setup({
     context: {} as AccountContext,
     events: {} as AccountEvent,
     input: {} as AccountInput,
+    emitted: {} as AccountEmitted,
   },
   guards: {
     initiallyFunded: ({ context }) => context.credits !== null && context.credits > 0,
@@ -48,27 +54,27 @@ export const accountMachine = setup({
     refund: assign({ credits: ({ context, event }) => (event.type === 'REFUND' ? (context.credits ?? 0) + event.amount : context.credits) }),
     debit: assign({
       credits: ({ context, event }) => (event.type === 'DEBIT' ? (context.credits ?? 0) - event.amount : context.credits),
-      lastDebit: ({ event }) => (event.type === 'DEBIT' ? { requestId: event.requestId, ok: true } : null),
     }),
-    rejectDebit: assign({
-      lastDebit: ({ event }) => (event.type === 'DEBIT' ? { requestId: event.requestId, ok: false } : null),
-    }),
+    debited: emit(({ event }) => ({ type: 'reply.debit' as const, requestId: event.type === 'DEBIT' ? event.requestId : '', ok: true })),
+    rejectDebit: emit(({ event }) => ({ type: 'reply.debit' as const, requestId: event.type === 'DEBIT' ? event.requestId : '', ok: false })),
     recordSuspension: assign({ suspendedUntil: ({ event }) => (event.type === 'SUSPEND' ? (event.until ?? null) : null) }),
+    announceSuspension: emit(({ context }) => ({ type: 'account.suspended' as const, until: context.suspendedUntil })),
     clearSuspension: assign({ suspendedUntil: null }),
+    announceResumption: emit({ type: 'account.resumed' as const }),
   },
 }).createMachine({
   id: 'Account',
   type: 'parallel',
-  context: ({ input }) => ({ accountId: input.accountId, credits: input.credits ?? null, suspendedUntil: null, lastDebit: null }),
+  context: ({ input }) => ({ accountId: input.accountId, credits: input.credits ?? null, suspendedUntil: null }),
   states: {
     status: {
       initial: 'active',
       states: {
-        active: { on: { SUSPEND: { target: 'suspended', actions: 'recordSuspension' } } },
+        active: { on: { SUSPEND: { target: 'suspended', actions: ['recordSuspension', 'announceSuspension'] } } },
         suspended: {
           on: {
-            RESUME: { target: 'active', actions: 'clearSuspension' },
-            SUSPEND: { actions: 'recordSuspension' },
+            RESUME: { target: 'active', actions: ['clearSuspension', 'announceResumption'] },
+            SUSPEND: { actions: ['recordSuspension', 'announceSuspension'] },
           },
         },
       },
@@ -96,8 +102,8 @@ export const accountMachine = setup({
         funded: {
           on: {
             DEBIT: [
-              { guard: 'drainsBudget', target: 'exhausted', actions: 'debit' },
-              { guard: 'affordable', actions: 'debit' },
+              { guard: 'drainsBudget', target: 'exhausted', actions: ['debit', 'debited'] },
+              { guard: 'affordable', actions: ['debit', 'debited'] },
               { actions: 'rejectDebit' },
             ],
           },

@@ -1,8 +1,9 @@
-import { assign, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 
 /**
  * The OAuth device authorization session of the management API (RFC 8628, with the platform's field names).
- * Pure: it records what happened; the device-flow service reads the snapshot and issues the token.
+ * Pure: it records what happened; a REDEEM answers with `reply.redeem` ({outcome}) and the device-flow service issues
+ * the token when the outcome is `issued`.
  *
  * pending ──APPROVE──▶ approved ──REDEEM──▶ consumed (final, token issued once)
  *    │                    │
@@ -23,13 +24,14 @@ export interface DeviceGrant {
   scope: string;
 }
 
-/** What the last REDEEM found: the token endpoint answers from this. */
+/** What a REDEEM found: the token endpoint answers from this. */
 export type RedeemOutcome = 'pending' | 'issued' | 'denied' | 'invalid';
 
 export interface DeviceSessionContext extends DeviceSessionInput {
   grant: DeviceGrant | null;
-  outcome: RedeemOutcome | null;
 }
+
+export type DeviceSessionEmitted = { type: 'reply.redeem'; outcome: RedeemOutcome };
 
 export type DeviceSessionEvent =
   | ({ type: 'APPROVE' } & DeviceGrant)
@@ -42,6 +44,7 @@ export const deviceSessionMachine = setup({
     context: {} as DeviceSessionContext,
     events: {} as DeviceSessionEvent,
     input: {} as DeviceSessionInput,
+    emitted: {} as DeviceSessionEmitted,
   },
   guards: {
     sameClient: ({ context, event }) => event.type === 'REDEEM' && event.clientId === context.clientId,
@@ -51,14 +54,14 @@ export const deviceSessionMachine = setup({
       grant: ({ event }) =>
         event.type === 'APPROVE' ? { userId: event.userId, accountId: event.accountId, scope: event.scope } : null,
     }),
-    outcomePending: assign({ outcome: 'pending' as const }),
-    outcomeIssued: assign({ outcome: 'issued' as const }),
-    outcomeDenied: assign({ outcome: 'denied' as const }),
-    outcomeInvalid: assign({ outcome: 'invalid' as const }),
+    outcomePending: emit({ type: 'reply.redeem' as const, outcome: 'pending' as const }),
+    outcomeIssued: emit({ type: 'reply.redeem' as const, outcome: 'issued' as const }),
+    outcomeDenied: emit({ type: 'reply.redeem' as const, outcome: 'denied' as const }),
+    outcomeInvalid: emit({ type: 'reply.redeem' as const, outcome: 'invalid' as const }),
   },
 }).createMachine({
   id: 'DeviceSession',
-  context: ({ input }) => ({ ...input, grant: null, outcome: null }),
+  context: ({ input }) => ({ ...input, grant: null }),
   initial: 'pending',
   on: {
     // A redeem with another client id is treated as an unknown code, in every live state.

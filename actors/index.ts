@@ -1,16 +1,35 @@
+import type { AnyStateMachine } from 'xstate';
+import { accountMachine, accountTimers } from './account.ts';
+import { deviceSessionMachine, deviceSessionTimers } from './device-session.ts';
+import { pluginVersionMachine } from './plugin-version.ts';
+import { gatewayMachine, gatewayTimers } from './gateway.ts';
+
+export * from './effects.ts';
 export * from './device-session.ts';
 export * from './account.ts';
 export * from './plugin-version.ts';
+export * from './gateway.ts';
 
-import { deviceSessionMachine } from './device-session.ts';
-import { accountMachine } from './account.ts';
-import { pluginVersionMachine } from './plugin-version.ts';
+export interface KindSpec {
+  machine: AnyStateMachine;
+  /** The durable timers a state needs (XState does not persist `after`). */
+  timers?: (state: { status: string; value: unknown; context: any }) => { key: string; at: number; event: { type: string } & Record<string, unknown> }[];
+  /** The effects the machine starts (named in its setup); the runtime provides their implementations. */
+  effects: readonly string[];
+}
 
-/** Every statechart of the platform by kind name (the first segment of an actor address). */
-export const machines = {
-  'device-session': deviceSessionMachine,
-  account: accountMachine,
-  'plugin-version': pluginVersionMachine,
-} as const;
+/**
+ * Every kind of actor of the platform, by the name that is the first segment of its address: its statechart, its
+ * durable timers and the effects it starts. The runtime hosts these kinds, the statechart viewer draws them.
+ */
+export const KINDS = {
+  'device-session': { machine: deviceSessionMachine, timers: deviceSessionTimers, effects: [] },
+  account: { machine: accountMachine, timers: accountTimers, effects: [] },
+  'plugin-version': { machine: pluginVersionMachine, effects: ['activate'] },
+  gateway: { machine: gatewayMachine, timers: gatewayTimers, effects: [] },
+} as const satisfies Record<string, KindSpec>;
 
-export type MachineKind = keyof typeof machines;
+export type KindName = keyof typeof KINDS;
+
+/** Every statechart by kind name. */
+export const machines: Record<KindName, AnyStateMachine> = Object.fromEntries(Object.entries(KINDS).map(([k, v]) => [k, v.machine])) as Record<KindName, AnyStateMachine>;

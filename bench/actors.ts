@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountContext } from '../actors/account.ts';
+import type { AccountContext } from '../actors/index.ts';
 import { accountAddress, type ActorState, type ActorSystem } from '../runtime/index.ts';
 
 const CREDITS = 1_000_000_000;
@@ -23,9 +23,9 @@ export async function accountWorkload(router: ActorSystem, n: number) {
     },
     async debit(): Promise<void> {
       const requestId = `bench-${seq++}`;
-      const { lastDebit } = account(await router.ask(pick(), { type: 'DEBIT', amount: 1, requestId }));
+      const { replies } = await router.ask(pick(), { type: 'DEBIT', amount: 1, requestId });
       // A rejected debit answers too; counting it as a success would measure a turn that did no work.
-      if (lastDebit?.requestId !== requestId || !lastDebit.ok) throw new Error('DEBIT not applied');
+      if (!replies.some((r) => r.type === 'reply.debit' && r.requestId === requestId && r.ok)) throw new Error('DEBIT not applied');
       acked++;
     },
     /** Acknowledged DEBITs so far, warm-up included. */

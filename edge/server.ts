@@ -2,12 +2,10 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../runtime/index.ts';
-import { routeHost, type HostRoute } from './host-router.ts';
+import { createGatewayOAuth, defaultAutonomyPolicy, type Services } from '../runtime/index.ts';
+import { routeHost, type HostRoute } from './http/index.ts';
 import { managementApp } from './management/index.ts';
 import { createMcpAdmission, createMcpApp, createMcpGuards, registerMcpOAuthRoutes } from './mcp/index.ts';
-import { createGatewayOAuth } from '../runtime/identity/index.ts';
-import { defaultAutonomyPolicy } from '../runtime/mcp/index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -82,7 +80,7 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
     logger: opts.logger,
     serverFactory: mcpCapture.factory,
     admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now(), bus: s.bus }),
-    guards: createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: s.config.mcpCallPrice, now: () => s.clock.now(), bus: s.bus }),
+    guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
     registry: s.toolRegistry,
     policy: defaultAutonomyPolicy,
     registerOAuthRoutes: (app) => registerMcpOAuthRoutes(app, { services: s, oauth: createGatewayOAuth({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now() }) }),

@@ -4,6 +4,9 @@ export type StoredCapabilityType = 'plugin' | 'connector';
 
 export interface CapabilityVersionRecord {
   versionNumber: number;
+  /** dormant, activating, active or superseded (absent on a version being registered). */
+  status?: string;
+  statusReason?: string | null;
   createdAt: string;
   createdBy: string;
   tools: { name: string; description: string }[];
@@ -28,8 +31,27 @@ export interface CapabilityRecord {
   versions: CapabilityVersionRecord[];
 }
 
+export interface VersionArtifacts {
+  wasmHash: string;
+  config: unknown;
+  env: Record<string, string>;
+  artifactHash: string | null;
+  /** The idempotency key of the activation that flipped this version, and the version it replaced. */
+  activationKey: string | null;
+  activatedFrom: number | null;
+}
+
+export interface ServingVersion {
+  activeVersion: number;
+  tools: unknown[];
+  config: unknown;
+  env: Record<string, string>;
+  artifactHash: string | null;
+}
+
 export interface CapabilityQuery {
   accountId: string;
+  id?: string;
   type?: StoredCapabilityType;
   namespace?: string;
   search?: string;
@@ -54,6 +76,8 @@ type Row = {
 type VersionRow = {
   capability_id: string;
   version_number: number;
+  status: string;
+  status_reason: string | null;
   created_at: string;
   created_by: string;
   tools: CapabilityVersionRecord['tools'];
@@ -136,22 +160,44 @@ export function capabilitiesRepo(db: Queryable) {
         [accountId, id, version, a.wasmHash, JSON.stringify(a.config), JSON.stringify(a.env), JSON.stringify(a.schemaWarnings)],
       );
     },
-    async versionArtifacts(accountId: string, id: string, version: number): Promise<{ wasmHash: string; config: unknown; env: Record<string, string>; artifactHash: string | null } | null> {
-      const { rows } = await db.query<{ wasm_hash: string; config: unknown; env: Record<string, string>; artifact_hash: string | null }>(
-        'select wasm_hash, config, env, artifact_hash from capability_versions where account_id = $1 and capability_id = $2 and version_number = $3 and wasm_hash is not null',
+    async versionArtifacts(accountId: string, id: string, version: number): Promise<VersionArtifacts | null> {
+      const { rows } = await db.query<{ wasm_hash: string; config: unknown; env: Record<string, string>; artifact_hash: string | null; activation_key: string | null; activated_from: number | null }>(
+        `select wasm_hash, config, env, artifact_hash, activation_key, activated_from from capability_versions
+         where account_id = $1 and capability_id = $2 and version_number = $3 and wasm_hash is not null`,
         [accountId, id, version],
       );
       const r = rows[0];
-      return r ? { wasmHash: r.wasm_hash, config: r.config, env: r.env, artifactHash: r.artifact_hash } : null;
+      return r ? { wasmHash: r.wasm_hash, config: r.config, env: r.env, artifactHash: r.artifact_hash, activationKey: r.activation_key, activatedFrom: r.activated_from === null ? null : Number(r.activated_from) } : null;
+    },
+    /** A version's lifecycle state, as its actor projects it, and the reason of its last failed activation. */
+    async setVersionStatus(accountId: string, id: string, version: number, status: string, reason: string | null): Promise<void> {
+      await db.query('update capability_versions set status = $4, status_reason = $5 where account_id = $1 and capability_id = $2 and version_number = $3', [accountId, id, version, status, reason]);
+    },
+    /** What serves a capability now: its active version number and that version's tools, config, env and artifacts. */
+    async servingVersion(accountId: string, id: string): Promise<ServingVersion | null> {
+      const { rows } = await db.query<{ active_version: number; tools: unknown[] | null; config: unknown; env: Record<string, string> | null; artifact_hash: string | null }>(
+        `select c.active_version, v.tools, v.config, v.env, v.artifact_hash
+         from capabilities c left join capability_versions v on v.capability_id = c.id and v.account_id = c.account_id and v.version_number = c.active_version
+         where c.account_id = $1 and c.id = $2`,
+        [accountId, id],
+      );
+      const r = rows[0];
+      return r ? { activeVersion: Number(r.active_version), tools: r.tools ?? [], config: r.config, env: r.env ?? {}, artifactHash: r.artifact_hash } : null;
     },
     async activeVersion(accountId: string, id: string): Promise<number> {
       const { rows } = await db.query<{ v: number }>('select active_version as v from capabilities where account_id = $1 and id = $2 for update', [accountId, id]);
       return Number(rows[0]?.v ?? 0);
     },
-    /** Records a version's compiled artifacts and makes it the active one (call inside a transaction). */
-    async recordActivation(accountId: string, id: string, version: number, artifactHash: string, by: string): Promise<void> {
-      const v = await db.query('update capability_versions set artifact_hash = $4 where account_id = $1 and capability_id = $2 and version_number = $3', [accountId, id, version, artifactHash]);
-      const c = await db.query('update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2', [accountId, id, version, by]);
+    /**
+     * Records a version's compiled artifacts and makes it the active one (call inside a transaction, after locking the
+     * capability with `activeVersion`); `key` and `previous` let a resumed activation see it already happened.
+     */
+    async recordActivation(accountId: string, id: string, version: number, artifactHash: string, by: string, key: string, previous: number, flip = true): Promise<void> {
+      const v = await db.query(
+        'update capability_versions set artifact_hash = $4, activation_key = $5, activated_from = $6 where account_id = $1 and capability_id = $2 and version_number = $3',
+        [accountId, id, version, artifactHash, key, previous],
+      );
+      const c = flip ? await db.query('update capabilities set active_version = $3, updated_at = now(), updated_by = $4 where account_id = $1 and id = $2', [accountId, id, version, by]) : { rowCount: 1 };
       if (v.rowCount !== 1 || c.rowCount !== 1) throw new Error(`version ${version} of ${id} vanished during activation`);
     },
     async setActiveVersion(accountId: string, id: string, version: number, by: string): Promise<boolean> {
@@ -161,10 +207,15 @@ export function capabilitiesRepo(db: Queryable) {
       );
       return rowCount > 0;
     },
+    /** One capability of an account, with its versions; null for an unknown id or another account's. */
+    async get(accountId: string, id: string): Promise<CapabilityRecord | null> {
+      return (await this.list({ accountId, id, limit: 1, offset: 0 })).items[0] ?? null;
+    },
     /** One page of an account's capabilities, with their versions, and the total that matched. */
     async list(q: CapabilityQuery): Promise<{ items: CapabilityRecord[]; total: number }> {
       const where = ['account_id = $1'];
       const params: unknown[] = [q.accountId];
+      if (q.id) where.push(`id = $${params.push(q.id)}`);
       if (q.type) where.push(`type = $${params.push(q.type)}`);
       if (q.namespace) where.push(`namespace = $${params.push(q.namespace)}`);
       if (q.search) {
@@ -181,7 +232,7 @@ export function capabilitiesRepo(db: Queryable) {
       const versions = ids.length
         ? (
             await db.query<VersionRow>(
-              `select capability_id, version_number, created_at, created_by, tools, metadata, permissions, resources
+              `select capability_id, version_number, status, status_reason, created_at, created_by, tools, metadata, permissions, resources
                from capability_versions where account_id = $1 and capability_id = any($2::uuid[]) order by version_number`,
               [q.accountId, ids],
             )
@@ -206,6 +257,8 @@ export function capabilitiesRepo(db: Queryable) {
             .filter((v) => v.capability_id === r.id)
             .map((v) => ({
               versionNumber: Number(v.version_number),
+              status: v.status,
+              statusReason: v.status_reason,
               createdAt: v.created_at,
               createdBy: v.created_by,
               tools: v.tools,

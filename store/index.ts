@@ -4,13 +4,14 @@ import { openPglite } from './pglite-driver.ts';
 import { migrate } from './migrate.ts';
 import { accountsRepo, principalsRepo } from './accounts-repo.ts';
 import { apiKeysRepo } from './api-keys-repo.ts';
-import { agentsRepo, gatewaysRepo } from './gateways-repo.ts';
+import { agentsRepo, gatewayKeysRepo, gatewaysRepo } from './gateways-repo.ts';
 import { capabilitiesRepo } from './capabilities-repo.ts';
-import { actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
+import { actorEffectsRepo, actorEventsRepo, actorOutboxRepo, actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
 import { deviceSessionsRepo } from './device-sessions-repo.ts';
 import { settingsRepo } from './settings-repo.ts';
 import { pluginKvRepo } from './plugin-kv-repo.ts';
-import { gatewayBindingsRepo, mcpSessionsRepo } from './mcp-repo.ts';
+import { mcpSessionsRepo } from './mcp-repo.ts';
+import { bindingsRepo } from './bindings-repo.ts';
 import { oauthRepo } from './oauth-repo.ts';
 
 export * from './db.ts';
@@ -21,6 +22,7 @@ export type * from './capabilities-repo.ts';
 export type * from './actor-snapshots-repo.ts';
 export type * from './device-sessions-repo.ts';
 export type * from './mcp-repo.ts';
+export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -32,15 +34,19 @@ export function repositories(q: Queryable) {
     principals: principalsRepo(q),
     apiKeys: apiKeysRepo(q),
     gateways: gatewaysRepo(q),
+    gatewayKeys: gatewayKeysRepo(q),
     agents: agentsRepo(q),
     capabilities: capabilitiesRepo(q),
     snapshots: actorSnapshotsRepo(q),
     timers: timersRepo(q),
+    actorEvents: actorEventsRepo(q),
+    effects: actorEffectsRepo(q),
+    outbox: actorOutboxRepo(q),
     deviceSessions: deviceSessionsRepo(q),
     settings: settingsRepo(q),
     pluginKv: pluginKvRepo(q),
     mcpSessions: mcpSessionsRepo(q),
-    gatewayBindings: gatewayBindingsRepo(q),
+    bindings: bindingsRepo(q),
     oauth: oauthRepo(q),
   };
 }

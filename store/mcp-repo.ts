@@ -51,38 +51,3 @@ export function mcpSessionsRepo(db: Queryable) {
   };
 }
 
-export interface GatewayBindingRecord {
-  gatewayId: string;
-  accountId: string;
-  capabilityId: string;
-  createdAt: string;
-}
-
-/** Which capabilities a gateway exposes; every query is scoped by the gateway's account. */
-export function gatewayBindingsRepo(db: Queryable) {
-  return {
-    async bind(accountId: string, gatewayId: string, capabilityId: string, by: string): Promise<boolean> {
-      const { rowCount } = await db.query(
-        `insert into gateway_bindings (gateway_id, account_id, capability_id, created_by) values ($1, $2, $3, $4)
-         on conflict (gateway_id, capability_id) do nothing`,
-        [gatewayId, accountId, capabilityId, by],
-      );
-      return rowCount > 0;
-    },
-    async unbind(accountId: string, gatewayId: string, capabilityId: string): Promise<boolean> {
-      const { rowCount } = await db.query('delete from gateway_bindings where account_id = $1 and gateway_id = $2 and capability_id = $3', [
-        accountId,
-        gatewayId,
-        capabilityId,
-      ]);
-      return rowCount > 0;
-    },
-    async list(accountId: string, gatewayId: string): Promise<GatewayBindingRecord[]> {
-      const { rows } = await db.query<{ gateway_id: string; account_id: string; capability_id: string; created_at: string }>(
-        'select gateway_id, account_id, capability_id, created_at from gateway_bindings where account_id = $1 and gateway_id = $2 order by created_at, capability_id',
-        [accountId, gatewayId],
-      );
-      return rows.map((r) => ({ gatewayId: r.gateway_id, accountId: r.account_id, capabilityId: r.capability_id, createdAt: r.created_at }));
-    },
-  };
-}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import pino from 'pino';
 import { startPlatform } from '../../bin/node.ts';
-import { activateVersion, loadConfig, registerUpload } from '../../runtime/index.ts';
+import { loadConfig, registerUpload, versionOutcome } from '../../runtime/index.ts';
 import { openStore } from '../../store/index.ts';
 import { buildComponent } from '../../test/helpers/components.ts';
 import { CALC_WAT, CALC_WIT } from '../../test/helpers/mcp.ts';
@@ -46,7 +46,7 @@ export const mcpCall: Scenario = {
       const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
       const archive = await npack([{ name: 'calc.wasm', body: Buffer.from(wasm) }, { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' }, { name: 'calc.wit', body: CALC_WIT }]);
       const up = await registerUpload(svc, { accountId: demo.accountId, principalId: user.id, filename: 'calc.npack', archive });
-      await activateVersion(svc, { accountId: demo.accountId, capabilityId: up.capability_id, version: 1, by: user.id });
+      await versionOutcome(svc, { accountId: demo.accountId, capabilityId: up.capability_id, version: 1 });
       const gateway = await svc.admin.createGateway({ account: demo.accountId, handle: 'bench', auth: 'private', presentation: 'direct' });
       await svc.admin.bindGateway({ gateway: gateway.id, capability: up.capability_id });
       await svc.admin.setBudget({ account: demo.accountId, credits: 1_000_000_000 });

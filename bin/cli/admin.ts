@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { AdminError, createServices, loadConfig, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
+import { isPlatformError, createServices, loadConfig, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
 import { OPERATOR_TOKEN_HEADER } from '../../edge/index.ts';
 import { readNodeFile } from '../data-dir.ts';
 import { openConfiguredStore } from '../node.ts';
@@ -13,6 +13,8 @@ const str = { type: 'string' } as const;
 /** `platform admin <noun> <verb>`: the flags of each command and how they become the operation's parameters. */
 const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
   'account create': { command: 'account.create', options: { name: str }, required: ['name'], build: (v) => ({ name: v.name }) },
+  'account suspend': { command: 'account.suspend', options: { account: str, until: str }, required: ['account'], build: (v) => ({ account: v.account, until: v.until }) },
+  'account resume': { command: 'account.resume', options: { account: str }, required: ['account'], build: (v) => ({ account: v.account }) },
   'user create': {
     command: 'user.create',
     options: { account: str, email: str, password: str, role: str },
@@ -42,6 +44,16 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
     required: ['account', 'handle'],
     build: (v) => ({ account: v.account, handle: v.handle, auth: v.auth, presentation: v.presentation }),
   },
+  'gateway configure': {
+    command: 'gateway.configure',
+    options: { gateway: str, auth: str, presentation: str },
+    required: ['gateway'],
+    build: (v) => ({ gateway: v.gateway, auth: v.auth, presentation: v.presentation }),
+  },
+  'gateway suspend': { command: 'gateway.suspend', options: { gateway: str }, required: ['gateway'], build: (v) => ({ gateway: v.gateway }) },
+  'gateway resume': { command: 'gateway.resume', options: { gateway: str }, required: ['gateway'], build: (v) => ({ gateway: v.gateway }) },
+  'gateway retire': { command: 'gateway.retire', options: { gateway: str }, required: ['gateway'], build: (v) => ({ gateway: v.gateway }) },
+  'gateway rotate-key': { command: 'gateway.rotate-key', options: { gateway: str }, required: ['gateway'], build: (v) => ({ gateway: v.gateway }) },
   'gateway bind': {
     command: 'gateway.bind',
     options: { gateway: str, capability: str },
@@ -102,7 +114,7 @@ async function execute(config: PlatformConfig, command: AdminCommand, params: Re
   try {
     return await runAdminCommand(services.admin, command, params);
   } catch (err) {
-    if (err instanceof AdminError) throw new CommandError(err.code, err.message);
+    if (isPlatformError(err)) throw new CommandError(err.code, err.message);
     throw err;
   } finally {
     await services.close();

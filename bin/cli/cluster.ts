@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connectNats, createNatsBus, loadConfig, readMembers, membersBucket, shardsBucket, statsSubject, type NodeStats } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
 const dec = new TextDecoder();
@@ -34,7 +34,7 @@ export async function clusterStatus(natsUrl: string, cluster: string): Promise<C
     const stats = await Promise.all(
       members.map(async (m) => {
         try {
-          return { ...((await bus.request(statsSubject(m.nodeId), {}, { timeoutMs: 2_000 })) as NodeStats), reachable: true };
+          return { ...((await bus.request(SUBJECTS.nodeStats(m.nodeId), {}, { timeoutMs: 2_000 })) as NodeStats), reachable: true };
         } catch {
           return { ...m, shards: shards.filter((s) => s.owner === m.nodeId).map((s) => s.shard), activeActors: 0, reachable: false };
         }

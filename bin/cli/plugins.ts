@@ -32,9 +32,29 @@ async function packCli(argv: string[]) {
   print(values.json ? { file: out, bytes: archive.length, entries: files } : `${out}: ${files.join(', ')} (${archive.length} bytes)`, Boolean(values.json));
 }
 
-/** `platform plugins upload <file.npack>`: streams the archive with a progress line, prints the result. */
+/** How long `plugins upload` follows an activation (the transpiler's own limit is two minutes). */
+const ACTIVATION_WAIT_MS = 150_000;
+
+/** Follows the uploaded version until it is no longer activating: its status, and the reason when it failed. */
+async function activationOf(base: string, capabilityId: string, version: number): Promise<{ status: string; status_reason: string | null }> {
+  const end = Date.now() + ACTIVATION_WAIT_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
+    const res = await httpJson('GET', `${base}/v1/capabilities/${encodeURIComponent(capabilityId)}`, { headers: { authorization: `Bearer ${credential()}` } });
+    if (res.status !== 200) throw new CommandError(res.json?.code ?? 'HTTP_ERROR', res.json?.message ?? `HTTP ${res.status}`);
+    const v = (res.json.data.specifications.versions as { version_number: number; status: string; status_reason: string | null }[]).find((x) => x.version_number === version);
+    if (v && v.status !== 'activating') return { status: v.status, status_reason: v.status_reason };
+    if (Date.now() > end) return { status: 'activating', status_reason: null };
+    if (process.stderr.isTTY) process.stderr.write(`\ractivating version ${version}...`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+/**
+ * `platform plugins upload <file.npack>`: streams the archive with a progress line, then follows the version's own
+ * activation and prints its outcome (exit 1 when it failed; `--no-wait` prints the upload result alone).
+ */
 async function uploadCli(argv: string[]) {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'api-url': { type: 'string' }, json: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'api-url': { type: 'string' }, json: { type: 'boolean' }, 'no-wait': { type: 'boolean' } } });
   const given = positionals[0];
   if (!given || !given.endsWith('.npack')) throw new UsageError('usage: platform plugins upload <file.npack>');
   const file: string = given;
@@ -64,9 +84,14 @@ async function uploadCli(argv: string[]) {
     dispatcher: cliAgent,
   });
   if (process.stderr.isTTY) process.stderr.write('\n');
-  const answer = (await res.body.json()) as { data?: unknown; code?: string; message?: string };
-  if (res.statusCode !== 200) throw new CommandError(answer.code ?? 'UPLOAD_FAILED', answer.message ?? `HTTP ${res.statusCode}`);
-  print(answer.data, Boolean(values.json));
+  const answer = (await res.body.json()) as { data?: { capability_id: string; version: number }; code?: string; message?: string };
+  if (res.statusCode !== 200 || !answer.data) throw new CommandError(answer.code ?? 'UPLOAD_FAILED', answer.message ?? `HTTP ${res.statusCode}`);
+  if (values['no-wait']) return print(answer.data, Boolean(values.json));
+  const activation = await activationOf(apiUrl(values['api-url']), answer.data.capability_id, answer.data.version);
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  print({ ...answer.data, status: activation.status, ...(activation.status_reason ? { status_reason: activation.status_reason } : {}) }, Boolean(values.json));
+  if (activation.status === 'dormant') throw new CommandError('ACTIVATION_FAILED', `version ${answer.data.version} was not activated: ${activation.status_reason ?? 'unknown reason'}`);
+  if (activation.status === 'activating') throw new CommandError('ACTIVATION_PENDING', `version ${answer.data.version} is still activating; see \`platform plugins list\``);
 }
 
 async function listCli(argv: string[]) {

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, hasAuthority, type Authority, type AuthFailure, type Caller, type Services } from '../../runtime/index.ts';
+import { type ErrorCode, PlatformError, authenticate, hasAuthority, type Authority, type AuthFailure, type Caller, type Services } from '../../runtime/index.ts';
 import { readCredential } from './credentials.ts';
-import { MgmtError, type MgmtErrorCode } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,7 +8,7 @@ declare module 'fastify' {
   }
 }
 
-const FAILURE_CODES: Record<AuthFailure | 'missing', MgmtErrorCode> = {
+const FAILURE_CODES: Record<AuthFailure | 'missing', ErrorCode> = {
   missing: 'MGMT_CREDENTIAL_MISSING',
   malformed: 'MGMT_CREDENTIAL_MALFORMED',
   invalid: 'MGMT_CREDENTIAL_INVALID',
@@ -19,17 +18,19 @@ const FAILURE_CODES: Record<AuthFailure | 'missing', MgmtErrorCode> = {
 };
 
 /** A preHandler that admits a caller holding `authority` on its account, and records who it is on the request. */
-export function requireAuthority(services: Pick<Services, 'store' | 'signer' | 'clock'>, authority: Authority) {
+export function requireAuthority(services: Pick<Services, 'store' | 'signer' | 'clock' | 'accountStatus'>, authority: Authority) {
   const deps = { store: services.store, signer: services.signer, now: () => services.clock.now() };
   return async function authorize(request: FastifyRequest, _reply: FastifyReply) {
     const slot = readCredential(request.headers);
-    if (!slot.ok) throw new MgmtError(FAILURE_CODES[slot.reason]);
+    if (!slot.ok) throw new PlatformError(FAILURE_CODES[slot.reason]);
     const result = await authenticate(deps, slot.credential);
-    if (!result.ok) throw new MgmtError(FAILURE_CODES[result.reason]);
+    if (!result.ok) throw new PlatformError(FAILURE_CODES[result.reason]);
     const { caller } = result;
     if (!hasAuthority(caller.role, authority)) {
-      throw new MgmtError('MGMT_FORBIDDEN', `forbidden: the ${caller.role} role lacks ${authority} authority on this account`);
+      throw new PlatformError('MGMT_FORBIDDEN', `forbidden: the ${caller.role} role lacks ${authority} authority on this account`);
     }
+    // A suspended account can use no surface (it is told so, as a permission failure).
+    await services.accountStatus.requireActive(caller.accountId);
     request.caller = caller;
     request.log = request.log.child({ account_id: caller.accountId, principal_id: caller.principalId });
   };

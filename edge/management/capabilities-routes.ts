@@ -1,8 +1,8 @@
+import { PlatformError } from '../../runtime/index.ts';
 import type { FastifyInstance } from 'fastify';
 import type { CapabilityRecord, StoredCapabilityType } from '../../store/index.ts';
 import type { Services } from '../../runtime/index.ts';
 import { requireAuthority } from './auth.ts';
-import { MgmtError } from './errors.ts';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -13,7 +13,7 @@ type Query = Record<string, string | string[] | undefined>;
 
 function one(q: Query, name: string): string | undefined {
   const v = q[name];
-  if (Array.isArray(v)) throw new MgmtError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: give it once`);
+  if (Array.isArray(v)) throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: give it once`);
   return v;
 }
 
@@ -21,7 +21,7 @@ function integer(q: Query, name: string, dflt: number, min: number, max: number)
   const raw = one(q, name);
   if (raw === undefined) return dflt;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new MgmtError('MGMT_INVALID_QUERY', `invalid query parameter ${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+    throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
   }
   return Number(raw);
 }
@@ -29,7 +29,7 @@ function integer(q: Query, name: string, dflt: number, min: number, max: number)
 function text(q: Query, name: string, maxLength: number): string | undefined {
   const raw = one(q, name);
   if (raw === undefined || raw === '') return undefined;
-  if (raw.length > maxLength) throw new MgmtError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: at most ${maxLength} characters`);
+  if (raw.length > maxLength) throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: at most ${maxLength} characters`);
   return raw;
 }
 
@@ -50,6 +50,10 @@ export function toWireCapability(c: CapabilityRecord) {
       active_version: c.activeVersion,
       versions: c.versions.map((v) => ({
         version_number: v.versionNumber,
+        // Not in the spec's table: the version's lifecycle (dormant, activating, active, superseded) and why its last
+        // activation failed, so a client that uploaded can tell when, and whether, the version serves.
+        status: v.status ?? 'dormant',
+        status_reason: v.statusReason ?? null,
         created_at: v.createdAt,
         created_by: v.createdBy,
         tools: v.tools.map((t) => ({ name: t.name, description: t.description })),
@@ -74,7 +78,7 @@ export function capabilitiesRoutes(app: FastifyInstance, services: Services) {
     const offset = integer(q, 'offset', 0, 0, MAX_OFFSET);
     const type = one(q, 'type');
     if (type !== undefined && !(TYPES as readonly string[]).includes(type)) {
-      throw new MgmtError('MGMT_INVALID_QUERY', `invalid query parameter type=${JSON.stringify(type)}: expected plugin, builtin or connector`);
+      throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter type=${JSON.stringify(type)}: expected plugin, builtin or connector`);
     }
     const namespace = text(q, 'namespace', 200);
     const search = text(q, 'search', 200);
@@ -93,4 +97,14 @@ export function capabilitiesRoutes(app: FastifyInstance, services: Services) {
           });
     return { data: { capabilities: items.map(toWireCapability), total, limit, offset } };
   });
+
+  // One capability by id (not shaped by the spec; what a client that uploaded follows until its version is active).
+  app.get('/v1/capabilities/:id', { preHandler: requireAuthority(services, 'read') }, async (request) => {
+    const { id } = request.params as { id: string };
+    const found = UUID_RE.test(id) ? await services.store.capabilities.get(request.caller!.accountId, id) : null;
+    if (!found) throw new PlatformError('MGMT_CAPABILITY_NOT_FOUND', `no capability ${id} in this account`);
+    return { data: toWireCapability(found) };
+  });
 }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { verifyPassword, type Services } from '../../runtime/index.ts';
-import { html, sendPage, type Html } from '../pages/html.ts';
+import { html, sendPage, type Html } from '../http/index.ts';
 
 const TICKET = 'device-consent';
 

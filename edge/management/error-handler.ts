@@ -1,29 +1,36 @@
 import type { FastifyInstance } from 'fastify';
-import { MgmtError } from './errors.ts';
+import { PlatformError } from '../../runtime/index.ts';
+import { managementError } from './errors.ts';
+
+/** Fastify's own failures (parsing, limits, validation) as the platform's codes. */
+function fromFramework(error: { code?: string; statusCode?: number; message: string; validation?: unknown }, bodyLimit: number): PlatformError | null {
+  if (error instanceof PlatformError) return error;
+  const code = error.code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PlatformError('MGMT_BODY_TOO_LARGE', `request body too large: the limit is ${bodyLimit} bytes`);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new PlatformError('MGMT_UNSUPPORTED_MEDIA_TYPE', 'unsupported content type: send application/json');
+  if (code === 'FST_ERR_VALIDATION' || error.validation) {
+    const where = (error as { validationContext?: string }).validationContext;
+    if (where === 'querystring') return new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter: ${error.message.replace(/^querystring\/?/, '')}`);
+    if (where === 'params') return new PlatformError('MGMT_INVALID_PATH', `invalid path parameter: ${error.message.replace(/^params\/?/, '')}`);
+    return new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${error.message.replace(/^body\/?/, '')}`);
+  }
+  if (error.statusCode === 400 || code?.startsWith('FST_ERR_CTP_')) return new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${error.message}`);
+  return null;
+}
 
 /** Maps every failure on the management host to the flat `{category, code, message}` body; never a bare 500 page. */
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
   app.setNotFoundHandler((_request, reply) => {
-    const err = new MgmtError('MGMT_ROUTE_NOT_FOUND');
-    return reply.code(err.status).send(err.toBody());
+    const { status, body } = managementError(new PlatformError('MGMT_ROUTE_NOT_FOUND'));
+    return reply.code(status).send(body);
   });
 
   app.setErrorHandler((error, request, reply) => {
-    let err: MgmtError;
-    if (error instanceof MgmtError) err = error;
-    else {
-      const e = error as { code?: string; statusCode?: number; message: string };
-      if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') err = new MgmtError('MGMT_BODY_TOO_LARGE', `request body too large: the limit is ${bodyLimit} bytes`);
-      else if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') err = new MgmtError('MGMT_UNSUPPORTED_MEDIA_TYPE', 'unsupported content type: send application/json');
-      else if (e.statusCode === 400 || e.code?.startsWith('FST_ERR_CTP_') || e.code === 'FST_ERR_VALIDATION') {
-        err = new MgmtError('MGMT_INVALID_BODY', `malformed request body: ${e.message}`);
-      } else {
-        request.log.error({ err: error }, 'unhandled error');
-        err = new MgmtError('MGMT_INTERNAL');
-      }
-    }
+    const { status, body, headers, error: e } = managementError(fromFramework(error as Error & { code?: string }, bodyLimit) ?? error);
+    if (e.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
+    for (const [k, v] of Object.entries(headers)) reply.header(k, v);
     // The client may still be sending the rest of an oversized body: close the connection so it stops.
-    if (err.status === 413) reply.header('connection', 'close');
-    return reply.code(err.status).send(err.toBody());
+    if (status === 413) reply.header('connection', 'close');
+    return reply.code(status).send(body);
   });
 }

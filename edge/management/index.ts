@@ -12,9 +12,9 @@ import { oauthRoutes } from './oauth-routes.ts';
 import { operatorRoutes } from './operator-routes.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { requestId } from '../request-id.ts';
+import { requestId } from '../http/index.ts';
 
-export { MGMT_ERRORS, CATEGORY_STATUS, MgmtError } from './errors.ts';
+export { CATEGORY_STATUS, managementError, type Category, type ManagementErrorBody } from './errors.ts';
 export { readCredential } from './credentials.ts';
 export { installErrorHandlers } from './error-handler.ts';
 export { requireAuthority } from './auth.ts';

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { AdminError, runAdminCommand, type Services } from '../../runtime/index.ts';
+import { asPlatformError, runAdminCommand, type Services } from '../../runtime/index.ts';
 
 export const OPERATOR_TOKEN_HEADER = 'x-platform-operator-token';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-const STATUS: Record<AdminError['code'], number> = { ADMIN_INVALID: 400, ADMIN_NOT_FOUND: 404, ADMIN_CONFLICT: 409 };
+const STATUS = { invalid: 400, not_found: 404, conflict: 409 } as Record<string, number>;
 
 /**
  * The operator's channel into a running node: `platform admin ...` uses it when the embedded database is held by
@@ -23,8 +23,10 @@ export function operatorRoutes(app: FastifyInstance, services: Services, operato
     try {
       return { result: await runAdminCommand(services.admin, String(command), params ?? {}) };
     } catch (err) {
-      if (err instanceof AdminError) return reply.code(STATUS[err.code]).send({ error: { code: err.code, message: err.message } });
-      throw err;
+      // The CLI prints the code and message of any failure, not only an operator command's own.
+      const e = asPlatformError(err);
+      if (e.kind === 'internal') request.log.error({ err }, 'operator command failed');
+      return reply.code(STATUS[e.kind] ?? 500).send({ error: { code: e.code, message: e.message } });
     }
   });
 }

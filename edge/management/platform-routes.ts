@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ACCESS_TOKEN_TTL_SECONDS, type Services } from '../../runtime/index.ts';
-import { MgmtError } from './errors.ts';
+import { PlatformError, ACCESS_TOKEN_TTL_SECONDS, type Services } from '../../runtime/index.ts';
 
 export const CLI_CLIENT_ID = 'platform-cli';
 
@@ -25,11 +24,11 @@ export function platformRoutes(app: FastifyInstance, services: Services, state: 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async () => {
-    if (state.draining) throw new MgmtError('MGMT_UNAVAILABLE', 'the node is shutting down');
+    if (state.draining) throw new PlatformError('MGMT_UNAVAILABLE', 'the node is shutting down');
     try {
       await services.store.db.query('select 1');
     } catch {
-      throw new MgmtError('MGMT_UNAVAILABLE', 'the database is unreachable');
+      throw new PlatformError('MGMT_UNAVAILABLE', 'the database is unreachable');
     }
     return { status: 'ready' };
   });

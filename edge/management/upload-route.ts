@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { PluginError, registerUpload, type Services } from '../../runtime/index.ts';
+import { PlatformError, registerUpload, type Services } from '../../runtime/index.ts';
 import { requireAuthority } from './auth.ts';
-import { MgmtError } from './errors.ts';
 
 /** Spec §8: the upload body is capped at 20 MB (decimal), answered 413 above it. */
 export const UPLOAD_BODY_LIMIT = 20_000_000;
 
 function tooLarge() {
-  return new MgmtError('MGMT_BODY_TOO_LARGE', `request body too large: uploads are limited to ${UPLOAD_BODY_LIMIT} bytes (20 MB)`);
+  return new PlatformError('MGMT_BODY_TOO_LARGE', `request body too large: uploads are limited to ${UPLOAD_BODY_LIMIT} bytes (20 MB)`);
 }
 
 /**
@@ -27,7 +26,7 @@ export function uploadRoute(app: FastifyInstance, services: Services) {
       },
     },
     async (request) => {
-      if (!request.isMultipart()) throw new MgmtError('MGMT_INVALID_BODY', 'malformed request: send multipart/form-data with the file field `archive`');
+      if (!request.isMultipart()) throw new PlatformError('MGMT_INVALID_BODY', 'malformed request: send multipart/form-data with the file field `archive`');
       let archive: { filename: string; bytes: Buffer } | null = null;
       // Without a declared length (chunked), the parts are counted as they stream: each file is capped by the
       // parser, and their sum here.
@@ -42,25 +41,20 @@ export function uploadRoute(app: FastifyInstance, services: Services) {
           if (part.fieldname === 'archive' && !archive) archive = { filename: part.filename ?? '', bytes };
         }
       } catch (err) {
-        if (err instanceof MgmtError) throw err;
+        if (err instanceof PlatformError) throw err;
         const code = (err as { code?: string }).code;
         if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-        if ((err as { cause?: unknown }).cause instanceof MgmtError) throw (err as { cause: MgmtError }).cause;
-        throw new MgmtError('MGMT_INVALID_BODY', `malformed multipart body: ${(err as Error).message}`);
+        if ((err as { cause?: unknown }).cause instanceof PlatformError) throw (err as { cause: PlatformError }).cause;
+        throw new PlatformError('MGMT_INVALID_BODY', `malformed multipart body: ${(err as Error).message}`);
       }
-      if (!archive) throw new MgmtError('MGMT_INVALID_BODY', 'missing archive: send the plugin as the multipart file field `archive`');
+      if (!archive) throw new PlatformError('MGMT_INVALID_BODY', 'missing archive: send the plugin as the multipart file field `archive`');
       if (!archive.filename.endsWith('.npack')) {
-        throw new MgmtError('MGMT_INVALID_BODY', `wrong extension: the archive's file name must end .npack (got ${JSON.stringify(archive.filename)})`);
+        throw new PlatformError('MGMT_INVALID_BODY', `wrong extension: the archive's file name must end .npack (got ${JSON.stringify(archive.filename)})`);
       }
-      if (archive.bytes.length === 0) throw new MgmtError('MGMT_INVALID_BODY', 'empty archive: the `archive` file has no content');
+      if (archive.bytes.length === 0) throw new PlatformError('MGMT_INVALID_BODY', 'empty archive: the `archive` file has no content');
       const caller = request.caller!;
-      try {
-        const data = await registerUpload(services, { accountId: caller.accountId, principalId: caller.principalId, filename: archive.filename, archive: archive.bytes });
-        return { data };
-      } catch (err) {
-        if (err instanceof PluginError) throw new MgmtError('MGMT_PLUGIN_REJECTED', err.message);
-        throw err;
-      }
+      const data = await registerUpload(services, { accountId: caller.accountId, principalId: caller.principalId, filename: archive.filename, archive: archive.bytes });
+      return { data };
     },
   );
 }

@@ -1,21 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import {
-  inlineSvg,
-  isActorError,
-  isStatechartKind,
-  parseAddress,
-  PLATFORM_ACCOUNT,
-  renderStatechart,
-  statechartKinds,
-  vizFrame,
-  watchActor,
-  type Caller,
-  type Services,
-  type VizFrame,
-} from '../../runtime/index.ts';
-import { html, Html, sendPage } from '../pages/html.ts';
+import { isPlatformError, PlatformError, inlineSvg, isStatechartKind, parseAddress, PLATFORM_ACCOUNT, renderStatechart, statechartKinds, vizFrame, watchActor, type Caller, type Services, type VizFrame } from '../../runtime/index.ts';
+import { html, Html, sendPage } from '../http/index.ts';
 import { requireAuthority } from './auth.ts';
-import { MgmtError } from './errors.ts';
 
 /**
  * The statechart viewer for operators: `GET /viz` draws any machine; its script follows one live actor through
@@ -164,12 +150,12 @@ function visibleTo(caller: Caller, accountId: string): boolean {
 
 function watchedAddress(body: unknown): { address: string; kind: string; accountId: string } {
   const address = (body as { address?: unknown } | null)?.address;
-  if (typeof address !== 'string' || address.length > 300) throw new MgmtError('MGMT_INVALID_BODY', 'malformed request body: expected {"address": "kind/accountId/id"}');
+  if (typeof address !== 'string' || address.length > 300) throw new PlatformError('MGMT_INVALID_BODY', 'malformed request body: expected {"address": "kind/accountId/id"}');
   try {
     const { kind, accountId } = parseAddress(address);
     return { address, kind, accountId };
   } catch {
-    throw new MgmtError('MGMT_INVALID_BODY', `invalid actor address ${JSON.stringify(address)}: expected kind/accountId/id`);
+    throw new PlatformError('MGMT_INVALID_BODY', `invalid actor address ${JSON.stringify(address)}: expected kind/accountId/id`);
   }
 }
 
@@ -190,7 +176,7 @@ export function viewerPage(app: FastifyInstance, services: Services, state: { dr
 
   app.get('/v1/viz/machines/:kind', { preHandler: requireAuthority(services, 'read') }, async (request) => {
     const { kind } = request.params as { kind: string };
-    if (!isStatechartKind(kind)) throw new MgmtError('MGMT_STATECHART_NOT_FOUND', `no statechart of kind ${JSON.stringify(kind)}: expected one of ${statechartKinds().join(', ')}`);
+    if (!isStatechartKind(kind)) throw new PlatformError('MGMT_STATECHART_NOT_FOUND', `no statechart of kind ${JSON.stringify(kind)}: expected one of ${statechartKinds().join(', ')}`);
     const [svg, dot] = await Promise.all([renderStatechart(kind, 'svg'), renderStatechart(kind, 'dot')]);
     return { data: { kind, svg: inlineSvg(svg!), dot } };
   });
@@ -198,7 +184,7 @@ export function viewerPage(app: FastifyInstance, services: Services, state: { dr
   app.post('/v1/viz/watch', { preHandler: requireAuthority(services, 'read') }, async (request, reply) => {
     const { address, kind, accountId } = watchedAddress(request.body);
     // Another tenant's actor answers exactly like a missing one, so that addresses cannot be probed.
-    if (!visibleTo(request.caller!, accountId) || !isStatechartKind(kind)) throw new MgmtError('MGMT_ACTOR_NOT_FOUND');
+    if (!visibleTo(request.caller!, accountId) || !isStatechartKind(kind)) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
 
     // Watch before reading, so that no transition can fall between the read and the subscription; what arrives
     // before the first frame is written waits in `early`.
@@ -215,13 +201,13 @@ export function viewerPage(app: FastifyInstance, services: Services, state: { dr
       current = await services.actors.read(address);
     } catch (err) {
       unwatch();
-      if (isActorError(err, 'PLT_ACTOR_NOT_FOUND') || isActorError(err, 'PLT_ACTOR_UNKNOWN_KIND')) throw new MgmtError('MGMT_ACTOR_NOT_FOUND');
-      if (isActorError(err, 'PLT_ACTOR_UNAVAILABLE')) throw new MgmtError('MGMT_UNAVAILABLE', `the actor is not reachable right now: ${err.message}`);
+      if (isPlatformError(err, 'PLT_ACTOR_NOT_FOUND') || isPlatformError(err, 'PLT_ACTOR_UNKNOWN_KIND')) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
+      if (isPlatformError(err, 'PLT_ACTOR_UNAVAILABLE')) throw new PlatformError('MGMT_UNAVAILABLE', `the actor is not reachable right now: ${err.message}`);
       throw err;
     }
     if (!current) {
       unwatch();
-      throw new MgmtError('MGMT_ACTOR_NOT_FOUND');
+      throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
     }
 
     reply.hijack();

@@ -1,6 +1,4 @@
-import type { Bus } from '../../runtime/bus/index.ts';
-import { checkApiKey, hasAuthority, type Caller, type GatewayTokens } from '../../runtime/identity/index.ts';
-import { CACHE_SUBJECTS, ttlCache } from '../../runtime/ttl-cache.ts';
+import { checkApiKey, hasAuthority, SUBJECTS, ttlCache, type Bus, type Caller, type GatewayTokens } from '../../runtime/index.ts';
 import type { Store } from '../../store/index.ts';
 import type { McpAdmission, McpAdmit, McpGatewayContext } from './context.ts';
 
@@ -19,7 +17,7 @@ export function createMcpAdmission(deps: { store: Pick<Store, 'apiKeys' | 'princ
   // Verified credentials, per gateway, for at most a second (a key's or token's own expiry still applies on every
   // use); a revocation made through any node clears every node's cache at once.
   const admitted = ttlCache<string, { caller: Caller; expiresAt: number }>(deps.cacheMs ?? 1000, deps.now);
-  deps.bus?.subscribe(CACHE_SUBJECTS.identity, () => admitted.clear());
+  deps.bus?.subscribe(SUBJECTS.identityChanged, () => admitted.clear());
   return async (ctx, req): Promise<McpAdmission> => {
     const refuse = (message: string): McpAdmission => ({ ok: false, status: 401, wwwAuthenticate: challenge(ctx), message });
     const header = req.headers.authorization;
@@ -47,7 +45,7 @@ export function createMcpAdmission(deps: { store: Pick<Store, 'apiKeys' | 'princ
       via = 'api_key';
       extra = { keyId: key.keyId };
     } else if (credential.startsWith('eyJ')) {
-      const token = await deps.tokens.verify({ gatewayId: ctx.gateway.id, accountId: ctx.gateway.accountId }, credential);
+      const token = await deps.tokens.verify({ gatewayId: ctx.gateway.id, accountId: ctx.gateway.accountId, keys: ctx.gateway.keys }, credential);
       if (!token.ok) return refuse(`invalid token: ${token.reason === 'expired' ? 'expired' : 'not issued for this gateway'}`);
       ({ account_id: accountId, sub: principalId } = token.claims);
       expiresAt = token.claims.exp * 1000;

@@ -1,17 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../../runtime/index.ts';
-import type { AutonomyPolicy, ToolRegistry } from '../../runtime/mcp/index.ts';
-import { requestId } from '../request-id.ts';
-import { routeHost } from '../host-router.ts';
+import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
+import { requestId, routeHost } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc, type Envelope } from './rpc.ts';
 import { BODY_LIMIT, isKnown, isModern, REQUEST_TIMEOUT_MS, SESSION_TTL_MS } from './protocol.ts';
 import { createToolMethods } from './methods.ts';
-import { CACHE_SUBJECTS, ttlCache } from '../../runtime/ttl-cache.ts';
-import type { GatewayRecord, McpSessionRecord } from '../../store/index.ts';
+import { SUBJECTS, ttlCache } from '../../runtime/index.ts';
+import type { McpSessionRecord } from '../../store/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,7 +66,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   // expiry); ending one drops it on every node.
   const now = () => services.clock.now();
   const sessions = ttlCache<string, McpSessionRecord>(10_000, now);
-  services.bus.subscribe(CACHE_SUBJECTS.session, (d) => sessions.delete((d as { id?: string }).id ?? ''));
+  services.bus.subscribe(SUBJECTS.mcpSessionEnded, (d) => sessions.delete((d as { id?: string }).id ?? ''));
   async function liveSession(gatewayId: string, id: string): Promise<McpSessionRecord | null> {
     const hit = sessions.get(id);
     if (hit) return hit.gatewayId === gatewayId && Date.parse(hit.expiresAt) > now() ? hit : null;
@@ -90,17 +88,16 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   // Other media types are kept raw: the OAuth token endpoint reads forms; the MCP endpoint refuses them (415).
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, { ok: false, mediaType: true, raw: body }));
 
-  // Gateways by handle, read on every request; they are never renamed, so a second of caching is safe.
-  const gateways = ttlCache<string, GatewayRecord>(1000, now);
+  // The gateway, from this node's copy kept current by its actor (no turn on the hot path). A suspended or retired
+  // gateway, or one of a suspended account, serves nothing at all, its OAuth routes included, and says why.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const route = routeHost(request.headers.host, services.config.domain);
-    let gateway = route.surface === 'mcp' ? (gateways.get(route.handle) ?? null) : null;
-    if (!gateway && route.surface === 'mcp') {
-      gateway = await services.store.gateways.byHandle(route.handle);
-      if (gateway) gateways.set(route.handle, gateway);
-    }
+    const gateway = route.surface === 'mcp' ? await services.gateways.byHandle(route.handle) : null;
     if (!gateway) throw new McpHttpError('MCP_UNKNOWN_GATEWAY', `no MCP gateway at host ${JSON.stringify(request.headers.host ?? '')}`);
+    if (gateway.status === 'retired') throw new McpHttpError('MCP_GATEWAY_RETIRED', `the gateway ${gateway.handle} is retired and serves nothing`);
+    if (gateway.status === 'suspended') throw new McpHttpError('MCP_GATEWAY_SUSPENDED', `the gateway ${gateway.handle} is suspended by its operator and serves nothing until it is resumed`);
+    if (await services.accountStatus.isSuspended(gateway.accountId)) throw new McpHttpError('MCP_ACCOUNT_SUSPENDED', "the gateway's account is suspended: it serves nothing until the account is resumed");
     request.mcp = { gateway, origin: services.urls.mcp(gateway.handle) };
   });
 
@@ -202,13 +199,10 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     // Only the caller who opened a session may end it; to anyone else it does not exist.
     if (!(await services.store.mcpSessions.end(ctx.gateway.id, sid, who.callerKey))) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
     sessions.delete(sid);
-    services.bus.publish(CACHE_SUBJECTS.session, { id: sid });
+    services.bus.publish(SUBJECTS.mcpSessionEnded, { id: sid });
     return reply.code(204).send();
   });
 
-  app.addHook('onClose', async () => {
-    await opts.guards.close?.();
-  });
   await app.ready();
   return app;
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { BillingState } from '../../runtime/accounts/index.ts';
 import type { Caller } from '../../runtime/identity/index.ts';
-import type { GatewayRecord } from '../../store/index.ts';
+import type { GatewayView } from '../../actors/index.ts';
 
 /**
  * The seams of the MCP surface. The gateway app (transport, methods, tool registry) resolves the gateway from the
@@ -8,7 +9,7 @@ import type { GatewayRecord } from '../../store/index.ts';
  * whether the account can pay (billing), and whether the caller is within its rate (limits).
  */
 export interface McpGatewayContext {
-  gateway: GatewayRecord;
+  gateway: GatewayView;
   /** The gateway's public origin, e.g. `https://mcp-acme.example.com`: its OAuth issuer and resource. */
   origin: string;
 }
@@ -23,7 +24,6 @@ export type McpAdmission =
 
 export type McpAdmit = (ctx: McpGatewayContext, req: { headers: IncomingHttpHeaders; ip: string }) => Promise<McpAdmission>;
 
-export type BillingState = 'ok' | 'no_budget' | 'unknown';
 
 export interface McpGuards {
   /** The account's billing state, checked on every request after admission: no_budget → 402, unknown → 503. */
@@ -35,6 +35,6 @@ export interface McpGuards {
    * `initialize` (60/min), per gateway and caller. Fails open when the counter store is unreachable.
    */
   rate(kind: 'request' | 'initialize', gatewayId: string, callerKey: string): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
-  /** Gives back what the guards hold for accounts (unspent budget reservations) when the node stops. */
-  close?(): Promise<void>;
+  /** Gives back the budget of a call that was allocated but never ran (its lane refused it). */
+  refund(accountId: string): void;
 }

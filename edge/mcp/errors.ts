@@ -1,3 +1,5 @@
+import { asPlatformError } from '../../runtime/index.ts';
+
 /**
  * The MCP surface's error registry. JSON-RPC errors travel inside the SSE frame of a POST (or with the HTTP status
  * the 2026-07-28 transport requires); transport failures are HTTP statuses with a JSON-RPC error body, so every
@@ -15,10 +17,17 @@ export const RPC = {
   UNSUPPORTED_VERSION: -32022,
   /** The platform's request-rate limit (spec §7). */
   RATE_LIMITED: -32029,
+  /** A budget allocation refused at tools/call dispatch (spec §7: reported inside the envelope). */
+  BUDGET_REFUSED: -32001,
+  /** The account's lane is full or the platform cannot serve the call right now: retry after `data.retryAfterSeconds`. */
+  OVERLOADED: -32003,
 } as const;
 
 export type McpErrorCode =
   | 'MCP_UNKNOWN_GATEWAY'
+  | 'MCP_GATEWAY_SUSPENDED'
+  | 'MCP_GATEWAY_RETIRED'
+  | 'MCP_ACCOUNT_SUSPENDED'
   | 'MCP_NOT_ACCEPTABLE'
   | 'MCP_UNSUPPORTED_MEDIA_TYPE'
   | 'MCP_BODY_TOO_LARGE'
@@ -35,6 +44,9 @@ export type McpErrorCode =
 /** HTTP answers outside a JSON-RPC result: status and the JSON-RPC error code their body carries. */
 export const MCP_HTTP_ERRORS: Record<McpErrorCode, { status: number; rpc: number; fix: string }> = {
   MCP_UNKNOWN_GATEWAY: { status: 404, rpc: RPC.INVALID_REQUEST, fix: 'Use the host mcp-{handle}.<domain> of an existing gateway.' },
+  MCP_GATEWAY_SUSPENDED: { status: 403, rpc: RPC.INVALID_REQUEST, fix: 'Ask the operator to resume the gateway (platform admin gateway resume).' },
+  MCP_GATEWAY_RETIRED: { status: 410, rpc: RPC.INVALID_REQUEST, fix: 'Use another gateway: a retired gateway never serves again.' },
+  MCP_ACCOUNT_SUSPENDED: { status: 403, rpc: RPC.INVALID_REQUEST, fix: 'Ask the operator to resume the account (platform admin account resume).' },
   MCP_NOT_ACCEPTABLE: { status: 406, rpc: RPC.INVALID_REQUEST, fix: 'Send Accept: application/json, text/event-stream.' },
   MCP_UNSUPPORTED_MEDIA_TYPE: { status: 415, rpc: RPC.INVALID_REQUEST, fix: 'Send Content-Type: application/json.' },
   MCP_BODY_TOO_LARGE: { status: 413, rpc: RPC.INVALID_REQUEST, fix: 'Keep a request body at or under 4 MiB.' },
@@ -74,5 +86,31 @@ export class RpcError extends Error {
     readonly status = 200,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A PlatformError raised while answering a JSON-RPC request, as the JSON-RPC error the client sees (the one place
+ * the MCP surface maps error kinds): bad input is -32602, a full lane or an unreachable part of the platform is
+ * -32003 with a retry hint, anything else -32603 without internals.
+ */
+export function rpcErrorOf(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  const e = asPlatformError(err);
+  switch (e.kind) {
+    case 'invalid':
+    case 'not_found':
+    case 'too_large':
+      return new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${e.message}`);
+    case 'overloaded':
+    case 'unavailable':
+    case 'rate_limited':
+      return new RpcError(RPC.OVERLOADED, `Overloaded: ${e.message}`, { code: e.code, retryAfterSeconds: (e.data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 1 });
+    case 'forbidden':
+    case 'unauthenticated':
+    case 'conflict':
+      return new RpcError(RPC.INVALID_REQUEST, e.message, { code: e.code });
+    default:
+      return new RpcError(RPC.INTERNAL_ERROR, 'Internal error', { code: e.code });
   }
 }

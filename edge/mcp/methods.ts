@@ -1,8 +1,7 @@
-import type { Caller } from '../../runtime/identity/index.ts';
-import { decideNonInteractive, effectiveMode, metaTools, rankTools, type AutonomyPolicy, type EffectiveMode, type ToolEntry, type ToolRegistry } from '../../runtime/mcp/index.ts';
-import { ToolCallError, workspaceAnchor, type ToolResult } from '../../runtime/plugins/index.ts';
+import type { Caller } from '../../runtime/index.ts';
+import { decideNonInteractive, effectiveMode, isPlatformError, metaTools, rankTools, workspaceAnchor, type AutonomyPolicy, type BindingTarget, type EffectiveMode, type ToolEntry, type ToolRegistry, type ToolResult } from '../../runtime/index.ts';
 import type { McpGatewayContext, McpGuards } from './context.ts';
-import { RPC, RpcError } from './errors.ts';
+import { RPC, RpcError, rpcErrorOf } from './errors.ts';
 import { CACHE_SCOPE, KNOWN_VERSIONS, LIST_TTL_MS, PAGE_SIZE, SERVER_INFO, SERVER_INFO_META } from './protocol.ts';
 
 export interface CallScope {
@@ -20,8 +19,6 @@ export interface MethodDeps {
 }
 
 const AUTONOMY_META = 'dev.platform/autonomy';
-/** JSON-RPC code of a budget allocation refused at dispatch (outside MCP's reserved -32020..-32099). */
-export const BUDGET_REFUSED = -32001;
 
 const unknownTool = (name: unknown) => new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${typeof name === 'string' ? name : JSON.stringify(name)}`);
 
@@ -63,7 +60,8 @@ const toolError = (message: string) => ({ content: text(message), isError: true 
 /** The tool methods of one gateway, per caller; every answer is computed from the caller's own view. */
 export function createToolMethods(deps: MethodDeps) {
   async function view(scope: CallScope): Promise<{ mode: EffectiveMode; tools: ToolEntry[] }> {
-    const [visible, bound] = await Promise.all([deps.registry.visible(scope.ctx.gateway, scope.caller), deps.registry.bound(scope.ctx.gateway)]);
+    const target: BindingTarget = { kind: 'gateway', id: scope.ctx.gateway.id, accountId: scope.ctx.gateway.accountId };
+    const [visible, bound] = await Promise.all([deps.registry.visible(target, scope.caller), deps.registry.bound(target)]);
     return { mode: effectiveMode(scope.ctx.gateway.presentationMode, bound.length), tools: visible };
   }
 
@@ -78,14 +76,21 @@ export function createToolMethods(deps: MethodDeps) {
   async function runTool(scope: CallScope, tool: ToolEntry, args: unknown): Promise<Record<string, unknown>> {
     const decision = decideNonInteractive(deps.policy, scope.caller, tool, args);
     if (!decision.allowed) return { ...toolError(`denied: ${decision.reason}`), structuredContent: { denied: true, reason: decision.reason } };
-    const budget = await deps.guards.allocate(scope.ctx.gateway.accountId, scope.requestId);
-    if (!budget.ok) throw new RpcError(BUDGET_REFUSED, budget.message);
+    const accountId = scope.ctx.gateway.accountId;
+    const budget = await deps.guards.allocate(accountId, scope.requestId);
+    if (!budget.ok) throw new RpcError(RPC.BUDGET_REFUSED, budget.message);
     try {
       // The workspace belongs to the gateway and the signed-in principal; anonymous callers have none.
       const anchor = scope.caller ? workspaceAnchor('gateway', scope.ctx.gateway.id, scope.caller.principalId) : null;
       return toolResultToMcp(await tool.invoke(runAs(scope), args ?? {}, { anchor }));
     } catch (err) {
-      if (err instanceof ToolCallError) return toolError(err.message);
+      // A call the platform refused before it ran was not paid for.
+      if (isPlatformError(err, 'PLT_LANE_OVERLOADED')) {
+        deps.guards.refund(accountId);
+        throw rpcErrorOf(err);
+      }
+      // A call that could not be made for the caller's reasons (arguments, a missing anchor) is the tool's error.
+      if (isPlatformError(err) && err.code.startsWith('TOOL_')) return toolError(err.message);
       throw err;
     }
   }

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkResource, grantScope, OAuthError, SCOPES, verifyPassword, type GatewayOAuth } from '../../runtime/identity/index.ts';
-import type { Services } from '../../runtime/index.ts';
+import { checkResource, grantScope, oauthError as oauthFailure, oauthWireName, PlatformError, SCOPES, verifyPassword, type GatewayOAuth, type Services } from '../../runtime/index.ts';
 import type { ClientAuthMethod } from '../../store/index.ts';
 import { randomUUID } from 'node:crypto';
-import { html, sendPage, type Html } from '../pages/html.ts';
+import { html, sendPage, type Html } from '../http/index.ts';
 import type { McpGatewayContext } from './context.ts';
 
 const TICKET = 'mcp-consent';
@@ -51,10 +50,14 @@ function params(request: FastifyRequest): Record<string, string> {
 
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 
-function oauthError(reply: FastifyReply, err: OAuthError) {
-  if (err.status === 401) reply.header('www-authenticate', 'Basic realm="oauth"');
-  return noStore(reply).code(err.status).type('application/json').send({ error: err.error, error_description: err.message });
+/** The OAuth wire form of an OAUTH_ error (RFC 6749 §5.2): `{error, error_description}`, 401 for client failures. */
+function oauthError(reply: FastifyReply, err: PlatformError) {
+  const status = err.kind === 'unauthenticated' ? 401 : err.kind === 'forbidden' ? 403 : 400;
+  if (status === 401) reply.header('www-authenticate', 'Basic realm="oauth"');
+  return noStore(reply).code(status).type('application/json').send({ error: oauthWireName(err.code), error_description: err.message });
 }
+
+const isOAuthError = (err: unknown): err is PlatformError => err instanceof PlatformError && err.code.startsWith('OAUTH_');
 
 /** Where the authorization response goes: the redirect URI with code or error, `state` and `iss` (RFC 9207). */
 function redirectTo(reply: FastifyReply, redirectUri: string, mode: string | undefined, values: Record<string, string | undefined>) {
@@ -118,7 +121,8 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
       scope = grantScope(s('scope'));
       resource = checkResource(s('resource'), ctx.origin);
     } catch (err) {
-      return fail((err as OAuthError).error, (err as OAuthError).message);
+      if (!isOAuthError(err)) throw err;
+      return fail(oauthWireName(err.code), err.message);
     }
     const ticket = await services.signer.signTicket(TICKET, { jti: randomUUID(), attempts: '0', gateway: ctx.gateway.id, client: client.clientId, redirect: redirectUri, challenge, scope, resource: resource ?? '', state: s('state') ?? '', mode: mode ?? 'query' });
     return sendPage(reply, 200, 'Sign in to connect', consentPage(ctx, client.clientName, client.clientId, scope, ticket), {
@@ -166,7 +170,7 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
         if (colon < 0) throw new URIError('no colon');
         cred = { clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')), method: 'client_secret_basic' };
       } catch {
-        return oauthError(reply, new OAuthError('invalid_client', 'client authentication failed: malformed Basic credentials', 401));
+        return oauthError(reply, oauthFailure('invalid_client', 'client authentication failed: malformed Basic credentials'));
       }
     } else if (p.client_secret !== undefined) {
       cred = { clientId: p.client_id, clientSecret: p.client_secret, method: 'client_secret_post' };
@@ -175,7 +179,7 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
       const body = await oauth.exchange(ctx.gateway, ctx.origin, p.grant_type ?? '', p, cred);
       return noStore(reply).type('application/json').send(body);
     } catch (err) {
-      if (err instanceof OAuthError) return oauthError(reply, err);
+      if (isOAuthError(err)) return oauthError(reply, err);
       throw err;
     }
   }
@@ -183,20 +187,20 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
   async function register(request: FastifyRequest, reply: FastifyReply) {
     const ctx = ctxOf(request);
     if (ctx.gateway.authMode !== 'private-dcr') {
-      return oauthError(reply, new OAuthError('access_denied', 'dynamic client registration is not enabled on this gateway; ask its operator for a client', 403));
+      return oauthError(reply, oauthFailure('access_denied', 'dynamic client registration is not enabled on this gateway; ask its operator for a client'));
     }
     const body = request.body as Body;
     const m = (body?.ok ? body.value : undefined) as Record<string, unknown> | undefined;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return oauthError(reply, new OAuthError('invalid_client_metadata', 'send the client metadata as a JSON object'));
+    if (!m || typeof m !== 'object' || Array.isArray(m)) return oauthError(reply, oauthFailure('invalid_client_metadata', 'send the client metadata as a JSON object'));
     const redirectUris = m.redirect_uris;
     if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > 10 || !redirectUris.every((u) => typeof u === 'string' && u.length <= 2000)) {
-      return oauthError(reply, new OAuthError('invalid_redirect_uri', 'redirect_uris must be a list of 1-10 URLs'));
+      return oauthError(reply, oauthFailure('invalid_redirect_uri', 'redirect_uris must be a list of 1-10 URLs'));
     }
     const method = (m.token_endpoint_auth_method ?? 'client_secret_basic') as ClientAuthMethod;
-    if (!METHODS.includes(method)) return oauthError(reply, new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${METHODS.join(', ')}`));
+    if (!METHODS.includes(method)) return oauthError(reply, oauthFailure('invalid_client_metadata', `token_endpoint_auth_method must be one of ${METHODS.join(', ')}`));
     const grants = (m.grant_types ?? ['authorization_code', 'refresh_token']) as unknown[];
     if (!Array.isArray(grants) || !grants.every((g) => g === 'authorization_code' || g === 'refresh_token')) {
-      return oauthError(reply, new OAuthError('invalid_client_metadata', 'self-registered clients may use authorization_code and refresh_token'));
+      return oauthError(reply, oauthFailure('invalid_client_metadata', 'self-registered clients may use authorization_code and refresh_token'));
     }
     const name = typeof m.client_name === 'string' ? m.client_name.slice(0, 200) : '';
     try {
@@ -214,7 +218,7 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
           ...(name ? { client_name: name } : {}),
         });
     } catch (err) {
-      if (err instanceof OAuthError) return oauthError(reply, err);
+      if (isOAuthError(err)) return oauthError(reply, err);
       throw err;
     }
   }

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../../runtime/identity/index.ts';
-import type { Services } from '../../runtime/index.ts';
+import type { Caller, Services } from '../../runtime/index.ts';
 import type { McpSessionRecord } from '../../store/index.ts';
 import type { McpGatewayContext, McpGuards } from './context.ts';
-import { McpHttpError, RPC, RpcError } from './errors.ts';
+import { McpHttpError, RPC, RpcError, rpcErrorOf } from './errors.ts';
 import { discoverResult, emptyList, initializeResult, type createToolMethods } from './methods.ts';
 import { FALLBACK_VERSION, isKnown, isModern, KNOWN_VERSIONS, MODERN_VERSION, negotiate, PROTOCOL_VERSION_META } from './protocol.ts';
 
@@ -65,8 +64,11 @@ export async function handleRpc(env: Envelope, d: RpcDeps): Promise<RpcOutcome> 
   try {
     return modern ? await modernEra(method, params, meta, headerVersion, d) : await legacyEra(method, params, headerVersion, d);
   } catch (err) {
-    if (err instanceof RpcError) return fail(err);
-    throw err;
+    // Transport-level refusals keep their HTTP status; everything else is answered in the envelope.
+    if (err instanceof McpHttpError) throw err;
+    const e = rpcErrorOf(err);
+    if (e.code === RPC.INTERNAL_ERROR) d.request.log.error({ err }, 'mcp method failed');
+    return fail(e);
   }
 }
 

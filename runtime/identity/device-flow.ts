@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DeviceSessionContext } from '../../actors/index.ts';
+import type { DeviceSessionContext, RedeemOutcome } from '../../actors/index.ts';
 import type { Store } from '../../store/index.ts';
-import { formatAddress, isActorError, PLATFORM_ACCOUNT } from '../actor-host/index.ts';
-import type { ActorSystem } from '../actor-system.ts';
+import { formatAddress, PLATFORM_ACCOUNT, type Projection } from '../core/actor-host/index.ts';
+import { isPlatformError } from '../core/errors/index.ts';
+import type { ActorSystem } from '../core/actor-host/index.ts';
 import { normalizeUserCode, randomSecret, sha256, userCode } from './secrets.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type TokenSigner } from './tokens.ts';
 
@@ -79,12 +80,13 @@ export function createDeviceFlow(deps: {
       try {
         state = await deps.actors.ask(deviceSessionAddress(row.id), { type: 'REDEEM', clientId });
       } catch (err) {
-        if (isActorError(err, 'PLT_ACTOR_NOT_FOUND')) return { kind: 'unredeemable' };
+        if (isPlatformError(err, 'PLT_ACTOR_NOT_FOUND')) return { kind: 'unredeemable' };
         throw err;
       }
       const ctx = state.context as unknown as DeviceSessionContext;
-      if (ctx.outcome === 'denied') return { kind: 'denied' };
-      if (ctx.outcome !== 'issued' || !ctx.grant) return { kind: 'unredeemable' };
+      const outcome = (state.replies.find((r) => r.type === 'reply.redeem') as { outcome?: RedeemOutcome } | undefined)?.outcome;
+      if (outcome === 'denied') return { kind: 'denied' };
+      if (outcome !== 'issued' || !ctx.grant) return { kind: 'unredeemable' };
       const access_token = await deps.signer.signAccessToken({
         userId: ctx.grant.userId,
         clientId: ctx.clientId,
@@ -112,17 +114,18 @@ export function createDeviceFlow(deps: {
         );
         return s.value === (approve ? 'approved' : 'denied') && (!approve || (s.context as { grant?: { userId?: string } }).grant?.userId === user.userId);
       } catch (err) {
-        if (isActorError(err, 'PLT_ACTOR_NOT_FOUND')) return false;
+        if (isPlatformError(err, 'PLT_ACTOR_NOT_FOUND')) return false;
         throw err;
       }
     },
 
-    /** The kind hook: when a session ends (consumed, denial reported, expired) its lookup row goes too. */
-    onSessionDone: async (address: string, state: { context: unknown }) => {
-      const id = (state.context as DeviceSessionContext).id;
-      if (deviceSessionAddress(id) === address) await deps.store.deviceSessions.remove(id);
-    },
   };
 }
 
 export type DeviceFlow = ReturnType<typeof createDeviceFlow>;
+
+/** The DeviceSession projection: when a session ends (consumed, denial reported, expired) its lookup row goes too. */
+export const deviceSessionProjection: Projection = async (tx, change) => {
+  const id = (change.previous?.context as DeviceSessionContext | undefined)?.id;
+  if (change.state === null && id && deviceSessionAddress(id) === change.address) await tx.deviceSessions.remove(id);
+};

@@ -1,25 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { pluginVersionAddressOf, type ActivateInput, type ActivateOutput, type PluginVersionContext } from '../../actors/index.ts';
 import type { Store } from '../../store/index.ts';
-import { isActorError } from '../actor-host/index.ts';
-import type { ActorSystem } from '../actor-system.ts';
-import type { Bus } from '../bus/index.ts';
-import { capMemory } from './memory-cap.ts';
+import { subscribeActor, type ActorSystem, type EffectContext, type Projection } from '../core/actor-host/index.ts';
+import type { Bus } from '../core/bus/index.ts';
+import { PlatformError } from '../core/errors/index.ts';
+import { SUBJECTS } from '../core/subjects/index.ts';
+import { capMemory } from '../core/wasm/index.ts';
 import { memoryBytes, type PluginConfig } from './plugin-config.ts';
-import { pluginVersionAddress } from './register-upload.ts';
-import { PLUGINS_CHANGED } from './invoke-tool.ts';
-
-export type ActivationErrorCode = 'ACTIVATION_NOT_FOUND' | 'ACTIVATION_NOT_ALLOWED' | 'ACTIVATION_FAILED';
-
-export class ActivationError extends Error {
-  override readonly name = 'ActivationError';
-  constructor(
-    readonly code: ActivationErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const PAGE = 64 * 1024;
@@ -32,15 +20,22 @@ export const TRANSPILE_LIMITS = { timeoutMs: 120_000, heapMb: 1536 };
 /**
  * jco's transpiler runs seconds of synchronous WebAssembly on a large component: it gets a thread of its own, with a
  * heap limit and a deadline, so a component built to make it slow or huge fails its activation instead of the node.
+ * An aborted activation (its version's actor moved or stopped) terminates the thread.
  */
-function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>, limits = TRANSPILE_LIMITS): Promise<Record<string, Uint8Array>> {
+function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>, limits = TRANSPILE_LIMITS, signal?: AbortSignal): Promise<Record<string, Uint8Array>> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(TRANSPILE_WORKER, { workerData: { wasm, options }, resourceLimits: { maxOldGenerationSizeMb: limits.heapMb } });
-    const timer = setTimeout(() => {
-      reject(new Error(`the transpiler ran past ${limits.timeoutMs / 1000} s`));
+    const stop = (err: Error) => {
+      reject(err);
       void worker.terminate();
-    }, limits.timeoutMs);
-    const settle = () => clearTimeout(timer);
+    };
+    const timer = setTimeout(() => stop(new Error(`the transpiler ran past ${limits.timeoutMs / 1000} s`)), limits.timeoutMs);
+    const onAbort = () => stop(new Error('the activation was stopped'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
     worker.once('message', (m: { ok: boolean; files?: Record<string, Uint8Array>; message?: string }) => {
       settle();
       void worker.terminate();
@@ -59,8 +54,8 @@ function transpileOffThread(wasm: Uint8Array, options: Record<string, unknown>, 
 }
 
 /** Transpiles a component to JS glue plus core modules, each module's memory capped at the plugin's limit. */
-export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig, limits = TRANSPILE_LIMITS): Promise<Record<string, Uint8Array>> {
-  const files = await transpileOffThread(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false }, limits);
+export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig, limits = TRANSPILE_LIMITS, signal?: AbortSignal): Promise<Record<string, Uint8Array>> {
+  const files = await transpileOffThread(wasm, { name: 'plugin', instantiation: 'sync', noComponentErrorWrapping: false }, limits, signal);
   const maxPages = Math.floor(memoryBytes(config.resources.limits.memory) / PAGE);
   const out: Record<string, Uint8Array> = {};
   for (const [name, bytes] of Object.entries(files)) {
@@ -71,53 +66,124 @@ export async function compileArtifacts(wasm: Uint8Array, config: PluginConfig, l
 }
 
 /**
- * Activates one version: transpiles it, stores the compiled artifacts by content hash (shared by every node), then
- * records the manifest and flips the capability's active version in one transaction. If any step fails the
- * version returns to dormant and the version that was active keeps serving.
+ * The `activate` effect of a PluginVersion: transpile, store the compiled artifacts by content hash (shared by every
+ * node), then record the manifest and flip the capability's active version in one transaction. Run again after a
+ * crash with the same key, it finds its own flip already recorded and does not flip twice.
  */
-export async function activateVersion(
-  deps: { store: Store; actors: ActorSystem; bus?: Bus },
-  target: { accountId: string; capabilityId: string; version: number; by: string },
-): Promise<{ active_version: number; artifacts: string }> {
-  const { store, actors } = deps;
-  const row = await store.capabilities.versionArtifacts(target.accountId, target.capabilityId, target.version);
-  if (!row) throw new ActivationError('ACTIVATION_NOT_FOUND', `no version ${target.version} of capability ${target.capabilityId}`);
-  const address = pluginVersionAddress(target.accountId, target.capabilityId, target.version);
-  const started = await actors.ask(address, { type: 'ACTIVATE' });
-  if (started.value !== 'activating') throw new ActivationError('ACTIVATION_NOT_ALLOWED', `version ${target.version} is ${String(started.value)} and cannot be activated now`);
-  let manifestHash: string;
-  let previous: number;
-  try {
-    const wasm = await store.capabilities.getBlob(row.wasmHash);
-    if (!wasm) throw new Error(`component ${row.wasmHash} is missing from the store`);
-    const files = await compileArtifacts(wasm, row.config as PluginConfig);
-    const manifest: Record<string, string> = {};
-    for (const [name, bytes] of Object.entries(files)) {
-      const hash = sha256(bytes);
-      await store.capabilities.putBlob(hash, bytes);
-      manifest[name] = hash;
+export function activationEffect(deps: { store: Store; bus?: Bus }) {
+  const { store } = deps;
+  return async (input: ActivateInput, ctx: EffectContext): Promise<ActivateOutput> => {
+    const row = await store.capabilities.versionArtifacts(input.accountId, input.capabilityId, input.version);
+    if (!row) throw new PlatformError('PLUGIN_VERSION_NOT_FOUND', `no version ${input.version} of capability ${input.capabilityId}`);
+    if (row.activationKey === ctx.key && row.artifactHash) {
+      const serving = (await store.capabilities.activeVersion(input.accountId, input.capabilityId)) === input.version;
+      return { artifactHash: row.artifactHash, previous: row.activatedFrom ?? 0, serving };
     }
-    const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest));
-    manifestHash = sha256(manifestBytes);
-    await store.capabilities.putBlob(manifestHash, manifestBytes);
-    // The final step: the hashes and the flip commit together, or neither does.
-    previous = await store.tx(async (t) => {
-      const before = await t.capabilities.activeVersion(target.accountId, target.capabilityId);
-      await t.capabilities.recordActivation(target.accountId, target.capabilityId, target.version, manifestHash, target.by);
-      return before;
+    let manifestHash: string;
+    try {
+      const wasm = await store.capabilities.getBlob(row.wasmHash);
+      if (!wasm) throw new Error(`component ${row.wasmHash} is missing from the store`);
+      const files = await compileArtifacts(wasm, row.config as PluginConfig, TRANSPILE_LIMITS, ctx.signal);
+      const manifest: Record<string, string> = {};
+      for (const [name, bytes] of Object.entries(files)) {
+        const hash = sha256(bytes);
+        await store.capabilities.putBlob(hash, bytes);
+        manifest[name] = hash;
+      }
+      const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest));
+      manifestHash = sha256(manifestBytes);
+      await store.capabilities.putBlob(manifestHash, manifestBytes);
+    } catch (err) {
+      throw new PlatformError('ACTIVATION_FAILED', `activation of version ${input.version} failed: ${(err as Error).message}`, { cause: err });
+    }
+    ctx.signal.throwIfAborted();
+    // The final step: the hashes and the flip commit together, or neither does. An upload's activation that lands
+    // after a later version already serves records its artifacts and leaves the later version serving.
+    const { previous, serving } = await store.tx(async (t) => {
+      const before = await t.capabilities.activeVersion(input.accountId, input.capabilityId);
+      const flip = input.rollback || before < input.version;
+      await t.capabilities.recordActivation(input.accountId, input.capabilityId, input.version, manifestHash, input.by, ctx.key, before, flip);
+      return { previous: before, serving: flip };
     });
-  } catch (err) {
-    const reason = (err as Error).message;
-    await actors.ask(address, { type: 'ACTIVATION_FAILED', reason });
-    throw new ActivationError('ACTIVATION_FAILED', `activation of version ${target.version} failed: ${reason}`);
-  }
-  // Every node drops its cached view of the capability, so the next call dispatches to the new version.
-  deps.bus?.publish(PLUGINS_CHANGED, { accountId: target.accountId, capabilityId: target.capabilityId });
-  await actors.ask(address, { type: 'ACTIVATED', artifactHashes: [manifestHash] });
-  if (previous > 0 && previous !== target.version) {
-    await actors.ask(pluginVersionAddress(target.accountId, target.capabilityId, previous), { type: 'SUPERSEDED' }).catch((err) => {
-      if (!isActorError(err, 'PLT_ACTOR_NOT_FOUND')) throw err;
+    // Every node drops its cached view of the capability, so the next call dispatches to the new version.
+    if (serving) deps.bus?.publish(SUBJECTS.pluginsChanged, { accountId: input.accountId, capabilityId: input.capabilityId });
+    return { artifactHash: manifestHash, previous, serving };
+  };
+}
+
+/** The PluginVersion projection: the version's lifecycle state and its last failure, readable in the capability. */
+export const pluginVersionProjection: Projection = async (tx, change) => {
+  const s = change.state;
+  if (!s) return;
+  const c = s.context as unknown as PluginVersionContext;
+  await tx.capabilities.setVersionStatus(c.accountId, c.capabilityId, c.version, String(s.value), s.value === 'dormant' ? c.lastError : null);
+};
+
+/** How long a caller that asked for an activation waits for its outcome. */
+export const ACTIVATION_WAIT_MS = TRANSPILE_LIMITS.timeoutMs + 30_000;
+
+export type VersionOutcome = { state: 'active' | 'superseded' | 'dormant'; reason: string | null };
+
+/**
+ * Follows a version until it is not activating: its state then (active; superseded; dormant, with the reason of a
+ * failed activation). It subscribes to the version's events before reading it, so an outcome that lands while it
+ * starts is not missed; `ask`, when given, is sent once the subscription stands (an ACTIVATE).
+ */
+async function settle(
+  deps: { actors: ActorSystem; store: Store; bus: Bus },
+  address: string,
+  waitMs: number,
+  ask?: (before: { value: unknown }) => Promise<{ value: unknown }>,
+): Promise<VersionOutcome> {
+  let done!: (o: VersionOutcome) => void;
+  const outcome = new Promise<VersionOutcome>((resolve) => (done = resolve));
+  const sub = subscribeActor({ bus: deps.bus, actors: deps.actors, journal: deps.store.actorEvents }, address, (item) => {
+    if (item.type !== 'event') return;
+    if (item.event.type === 'version.activated') done({ state: 'active', reason: null });
+    if (item.event.type === 'version.activation_failed') done({ state: 'dormant', reason: String(item.event.reason) });
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const before = await sub.ready;
+    if (!before) throw new PlatformError('PLUGIN_VERSION_NOT_FOUND', `no plugin version at ${address}`);
+    const now = ask ? await ask(before) : before;
+    if (now.value !== 'activating') {
+      const c = (ask ? (await deps.actors.read(address))?.context : before.context) as unknown as PluginVersionContext | undefined;
+      return { state: now.value as VersionOutcome['state'], reason: now.value === 'dormant' ? (c?.lastError ?? null) : null };
+    }
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PlatformError('PLT_ACTOR_UNAVAILABLE', 'the version is still activating; check its status later')), waitMs);
     });
+    return await Promise.race([outcome, timeout]);
+  } finally {
+    clearTimeout(timer);
+    await sub.close();
   }
-  return { active_version: target.version, artifacts: manifestHash };
+}
+
+/** Waits for a version's activation in progress (an upload starts one) and tells how it ended. */
+export function versionOutcome(deps: { actors: ActorSystem; store: Store; bus: Bus }, target: { accountId: string; capabilityId: string; version: number }, waitMs = ACTIVATION_WAIT_MS) {
+  return settle(deps, pluginVersionAddressOf(target.accountId, target.capabilityId, target.version), waitMs);
+}
+
+/**
+ * Asks a version to activate and waits for the outcome: the documented route for rolling back to an older version
+ * (uploads activate their version by themselves). Concurrent requests join the activation in progress.
+ */
+export async function requestActivation(
+  deps: { actors: ActorSystem; store: Store; bus: Bus },
+  target: { accountId: string; capabilityId: string; version: number; by: string },
+  waitMs = ACTIVATION_WAIT_MS,
+): Promise<{ active_version: number }> {
+  if (!(await deps.store.capabilities.versionArtifacts(target.accountId, target.capabilityId, target.version))) {
+    throw new PlatformError('PLUGIN_VERSION_NOT_FOUND', `no version ${target.version} of capability ${target.capabilityId}`);
+  }
+  const address = pluginVersionAddressOf(target.accountId, target.capabilityId, target.version);
+  const o = await settle(deps, address, waitMs, async (before) => {
+    if (before.value === 'active') throw new PlatformError('ACTIVATION_NOT_ALLOWED', `version ${target.version} is already active`);
+    return deps.actors.ask(address, { type: 'ACTIVATE', by: target.by, rollback: true });
+  });
+  if (o.state === 'dormant') throw new PlatformError('ACTIVATION_FAILED', o.reason ?? `activation of version ${target.version} failed`);
+  if (o.state !== 'active') throw new PlatformError('ACTIVATION_NOT_ALLOWED', `version ${target.version} is ${o.state} and cannot be activated now`);
+  return { active_version: target.version };
 }

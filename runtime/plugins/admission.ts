@@ -1,5 +1,5 @@
-import { binaryKind, ComponentFormatError, reflectComponent, type FuncType } from './component-reflect.ts';
-import { PluginError } from './errors.ts';
+import { binaryKind, ComponentFormatError, reflectComponent, type FuncType } from '../core/wasm/index.ts';
+import { PlatformError } from '../core/errors/index.ts';
 import { inputSchema, toJsonSchema, toolName, UnmappableType, type JsonSchema } from './tool-schema.ts';
 import { witDocs } from './wit-docs.ts';
 
@@ -40,24 +40,24 @@ export interface Admission {
 export function admitComponent(wasm: Uint8Array, namespace: string, witSources: string[]): Admission {
   const kind = binaryKind(wasm);
   if (kind === 'core-module') {
-    throw new PluginError('PLUGIN_WASM_INVALID', 'failed WASM validation: this is a core WebAssembly module, not a component (build it with `wasm-tools component new` or a component toolchain)');
+    throw new PlatformError('PLUGIN_WASM_INVALID', 'failed WASM validation: this is a core WebAssembly module, not a component (build it with `wasm-tools component new` or a component toolchain)');
   }
-  if (kind === 'unknown') throw new PluginError('PLUGIN_WASM_INVALID', 'failed WASM validation: not a WebAssembly binary');
+  if (kind === 'unknown') throw new PlatformError('PLUGIN_WASM_INVALID', 'failed WASM validation: not a WebAssembly binary');
   let info;
   try {
     info = reflectComponent(wasm);
   } catch (err) {
-    if (err instanceof ComponentFormatError) throw new PluginError('PLUGIN_WASM_INVALID', `failed WASM validation: ${err.message}`);
+    if (err instanceof ComponentFormatError) throw new PlatformError('PLUGIN_WASM_INVALID', `failed WASM validation: ${err.message}`);
     throw err;
   }
   const forbidden = info.imports.filter((i) => i.sort !== 'type' && !ALLOWED_IMPORT_PREFIXES.some((p) => i.name.startsWith(p)));
   if (forbidden.length) {
-    throw new PluginError(
+    throw new PlatformError(
       'PLUGIN_WASM_INVALID',
       `failed WASM validation: import${forbidden.length > 1 ? 's' : ''} not allowed: ${forbidden.map((i) => i.name).join(', ')} (allowed: ${ALLOWED_IMPORT_PREFIXES.join(', ')})`,
     );
   }
-  if (info.functions.length === 0) throw new PluginError('PLUGIN_WASM_INVALID', 'failed WASM validation: the component exports no callable function');
+  if (info.functions.length === 0) throw new PlatformError('PLUGIN_WASM_INVALID', 'failed WASM validation: the component exports no callable function');
 
   const docs = witDocs(witSources);
   const warnings: string[] = [];
@@ -89,6 +89,6 @@ export function admitComponent(wasm: Uint8Array, namespace: string, witSources: 
     taken.add(name);
     tools.push({ name, description: description ?? `Calls ${f.func}.`, export: f.name, inputSchema: schema, outputSchema: output, signature: f.type });
   }
-  if (tools.length === 0) throw new PluginError('PLUGIN_WASM_INVALID', `failed WASM validation: no exported function can be called with JSON (${warnings.join('; ')})`);
+  if (tools.length === 0) throw new PlatformError('PLUGIN_WASM_INVALID', `failed WASM validation: no exported function can be called with JSON (${warnings.join('; ')})`);
   return { tools, imports: info.imports.map((i) => i.name), warnings };
 }

@@ -1,11 +1,9 @@
-export { PluginError, type PluginErrorCode } from './errors.ts';
 export { readNpack, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits, type NpackContents, type ArchiveEntry } from './npack-archive.ts';
 export { parsePluginConfig, parsePluginEnv, memoryBytes, timeoutMs, DEFAULT_LIMITS, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS, type PluginConfig } from './plugin-config.ts';
-export { reflectComponent, binaryKind, ComponentFormatError, type ComponentInfo, type FuncType, type ValType } from './component-reflect.ts';
-export { toJsonSchema, inputSchema, toolName, type JsonSchema } from './tool-schema.ts';
+export { toJsonSchema, inputSchema, toolName } from './tool-schema.ts';
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';
 export { witDocs } from './wit-docs.ts';
 export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';
-export { activateVersion, compileArtifacts, ActivationError, TRANSPILE_LIMITS, type ActivationErrorCode } from './activation.ts';
-export { capMemory, definedMemories, MemoryCapError, MAX_TABLE_ENTRIES } from './memory-cap.ts';
-export { createToolInvoker, ToolCallError, PLUGINS_CHANGED, workspaceAnchor, type InvokeTool, type InvokeOptions, type ToolResult } from './invoke-tool.ts';
+export { activationEffect, compileArtifacts, pluginVersionProjection, requestActivation, versionOutcome, ACTIVATION_WAIT_MS, TRANSPILE_LIMITS, type VersionOutcome } from './activation.ts';
+export { createToolInvoker, type InvokeTool } from './invoke-tool.ts';
+export { pluginToolSource } from './plugin-tool-source.ts';

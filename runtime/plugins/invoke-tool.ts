@@ -3,51 +3,19 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Store } from '../../store/index.ts';
-import type { Bus } from '../bus/index.ts';
+import type { Bus } from '../core/bus/index.ts';
+import { PlatformError } from '../core/errors/index.ts';
+import type { LaneScheduler } from '../core/lanes/index.ts';
+import type { KeyValueHandler, Sandbox, SandboxGrants } from '../core/sandbox/index.ts';
+import { SUBJECTS } from '../core/subjects/index.ts';
+import type { FuncType } from '../core/wasm/index.ts';
 import { hasAuthority, type Caller } from '../identity/index.ts';
-import type { LaneScheduler } from '../lanes/index.ts';
-import type { CallOutput, InvokeOutcome, KeyValueHandler, Sandbox, SandboxGrants } from '../sandbox/index.ts';
-import type { FuncType } from './component-reflect.ts';
-import type { JsonSchema } from './tool-schema.ts';
+import type { InvokeOptions, JsonSchema, ToolResult } from '../tools/index.ts';
 import { timeoutMs, type PluginConfig } from './plugin-config.ts';
-
-export type ToolErrorCode = 'TOOL_FORBIDDEN' | 'TOOL_NOT_FOUND' | 'TOOL_NOT_ACTIVE' | 'TOOL_INVALID_ARGUMENTS' | 'TOOL_NEEDS_ANCHOR';
-
-/** A call that could not be made (as opposed to a tool that ran and failed, which is a ToolResult). */
-export class ToolCallError extends Error {
-  override readonly name = 'ToolCallError';
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export type ToolResult = (
-  | { isError: false; value: unknown }
-  | { isError: true; kind: Exclude<InvokeOutcome, { ok: true }>['kind']; message: string; payload?: unknown }
-) & { output?: CallOutput };
-
-export interface InvokeOptions {
-  /**
-   * Where the caller's workspace is: the surface and the user it works for (`workspaceAnchor`), never a session.
-   * Tools that use the filesystem refuse callers without one (anonymous callers of a public gateway).
-   */
-  anchor?: string | null;
-}
 
 const ANCHOR_RE = /^[a-z]+-[A-Za-z0-9-]{1,64}(\/[a-z]+-[A-Za-z0-9-]{1,64}){0,3}$/;
 const MAX_ANCHORS_PER_VERSION = 10_000;
 
-/**
- * A workspace anchor: the workspace of `principalId` on one gateway or agent, a directory inside the account's
- * workspace root. Two users of a gateway, or one user on two gateways, never share files.
- */
-export const workspaceAnchor = (surface: 'gateway' | 'agent', surfaceId: string, principalId: string): string => `${surface}-${surfaceId}/principal-${principalId}`;
-
-/** Published on the bus when a capability's active version changes, so every node drops what it cached. */
-export const PLUGINS_CHANGED = 'plugins.changed';
 /** Bounds staleness should an invalidation be missed (a node briefly off the bus). */
 const ACTIVE_CACHE_MS = 5_000;
 
@@ -89,7 +57,7 @@ export function createToolInvoker(deps: {
   const validators = new Map<string, ValidateFunction>();
   const now = deps.now ?? Date.now;
   const active = new Map<string, ActiveVersion>();
-  deps.bus?.subscribe(PLUGINS_CHANGED, (data) => {
+  deps.bus?.subscribe(SUBJECTS.pluginsChanged, (data) => {
     const d = data as { accountId?: string; capabilityId?: string };
     active.delete(`${d.accountId}/${d.capabilityId}`);
   });
@@ -98,20 +66,14 @@ export function createToolInvoker(deps: {
     const key = `${accountId}/${capabilityId}`;
     const hit = active.get(key);
     if (hit && now() - hit.at < ACTIVE_CACHE_MS) return hit;
-    const { rows } = await deps.store.db.query<{ active_version: number; tools: StoredTool[] | null; config: PluginConfig | null; env: Record<string, string> | null; artifact_hash: string | null }>(
-      `select c.active_version, v.tools, v.config, v.env, v.artifact_hash
-       from capabilities c left join capability_versions v on v.capability_id = c.id and v.account_id = c.account_id and v.version_number = c.active_version
-       where c.account_id = $1 and c.id = $2`,
-      [accountId, capabilityId],
-    );
-    const row = rows[0];
+    const row = await deps.store.capabilities.servingVersion(accountId, capabilityId);
     if (!row) return null;
     const entry: ActiveVersion = {
-      activeVersion: Number(row.active_version),
-      tools: row.tools ?? [],
-      config: row.config!,
+      activeVersion: row.activeVersion,
+      tools: (row.tools ?? []) as StoredTool[],
+      config: row.config as PluginConfig,
       env: row.env ?? {},
-      artifactHash: row.artifact_hash,
+      artifactHash: row.artifactHash,
       at: now(),
       grants: new Map(),
     };
@@ -123,7 +85,7 @@ export function createToolInvoker(deps: {
   function grantsOf(accountId: string, v: ActiveVersion, anchor: string | null): { grants: Partial<SandboxGrants>; key: string } {
     const p = v.config.permissions;
     const fs = p.filesystem.allow;
-    if (fs.length && anchor === null) throw new ToolCallError('TOOL_NEEDS_ANCHOR', 'this tool works in a workspace, and the caller has none (anonymous callers have no workspace anchor)');
+    if (fs.length && anchor === null) throw new PlatformError('TOOL_NEEDS_ANCHOR', 'this tool works in a workspace, and the caller has none (anonymous callers have no workspace anchor)');
     const slot = fs.length ? anchor! : '';
     const known = v.grants.get(slot);
     if (known) return known;
@@ -172,21 +134,21 @@ export function createToolInvoker(deps: {
 
   return async function invokeTool(caller: Caller, capabilityId: string, toolName: string, args: unknown, opts: InvokeOptions = {}): Promise<ToolResult> {
     const anchor = opts.anchor ?? null;
-    if (anchor !== null && !ANCHOR_RE.test(anchor)) throw new ToolCallError('TOOL_NEEDS_ANCHOR', `invalid workspace anchor ${JSON.stringify(anchor)}`);
-    if (!hasAuthority(caller.role, 'execute')) throw new ToolCallError('TOOL_FORBIDDEN', `the ${caller.role} role lacks execute authority`);
+    if (anchor !== null && !ANCHOR_RE.test(anchor)) throw new PlatformError('TOOL_NEEDS_ANCHOR', `invalid workspace anchor ${JSON.stringify(anchor)}`);
+    if (!hasAuthority(caller.role, 'execute')) throw new PlatformError('TOOL_FORBIDDEN', `the ${caller.role} role lacks execute authority`);
     const v = await activeVersion(caller.accountId, capabilityId);
-    if (!v) throw new ToolCallError('TOOL_NOT_FOUND', `no capability ${capabilityId}`);
+    if (!v) throw new PlatformError('TOOL_NOT_FOUND', `no capability ${capabilityId}`);
     if (v.activeVersion === 0 || !v.artifactHash) {
-      throw new ToolCallError('TOOL_NOT_ACTIVE', 'the plugin has no activated version (active_version 0): activate a version first');
+      throw new PlatformError('TOOL_NOT_ACTIVE', 'the plugin has no activated version (active_version 0): activate a version first');
     }
     const tool = v.tools.find((t) => t.name === toolName);
-    if (!tool?.signature) throw new ToolCallError('TOOL_NOT_FOUND', `no tool ${toolName} in the active version`);
+    if (!tool?.signature) throw new PlatformError('TOOL_NOT_FOUND', `no tool ${toolName} in the active version`);
     const vkey = `${v.artifactHash}:${toolName}`;
     let validate = validators.get(vkey);
     if (!validate) validators.set(vkey, (validate = ajv.compile(tool.inputSchema)));
     if (!validate(args ?? {})) {
       const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
-      throw new ToolCallError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);
+      throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);
     }
     const artifacts = await load(v.artifactHash);
     const granted = grantsOf(caller.accountId, v, anchor);

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { extract } from 'tar-stream';
-import { PluginError } from './errors.ts';
+import { PlatformError } from '../core/errors/index.ts';
 
 /** Hard caps against hostile archives (decompression bombs, entry floods). */
 export interface ArchiveLimits {
@@ -48,17 +48,17 @@ function kindOf(entryPath: string): Kind {
 
 function gunzip(archive: Buffer, limits: ArchiveLimits): Buffer {
   if (archive.length < 2 || archive[0] !== 0x1f || archive[1] !== 0x8b) {
-    throw new PluginError('PLUGIN_ARCHIVE_NOT_GZIP', 'unreadable archive: not gzip-compressed (an .npack is a gzip-compressed tar)');
+    throw new PlatformError('PLUGIN_ARCHIVE_NOT_GZIP', 'unreadable archive: not gzip-compressed (an .npack is a gzip-compressed tar)');
   }
   try {
     return gunzipSync(archive, { maxOutputLength: limits.maxDecompressedBytes });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-      throw new PluginError('PLUGIN_ARCHIVE_TOO_LARGE', `unreadable archive: it decompresses to more than ${limits.maxDecompressedBytes} bytes`);
+      throw new PlatformError('PLUGIN_ARCHIVE_TOO_LARGE', `unreadable archive: it decompresses to more than ${limits.maxDecompressedBytes} bytes`);
     }
-    if (/unexpected end/i.test(e.message)) throw new PluginError('PLUGIN_ARCHIVE_TRUNCATED', 'unreadable archive: the gzip stream is truncated');
-    throw new PluginError('PLUGIN_ARCHIVE_NOT_GZIP', `unreadable archive: corrupt gzip data (${e.message})`);
+    if (/unexpected end/i.test(e.message)) throw new PlatformError('PLUGIN_ARCHIVE_TRUNCATED', 'unreadable archive: the gzip stream is truncated');
+    throw new PlatformError('PLUGIN_ARCHIVE_NOT_GZIP', `unreadable archive: corrupt gzip data (${e.message})`);
   }
 }
 
@@ -67,7 +67,7 @@ function untar(tar: Buffer, limits: ArchiveLimits): Promise<{ kind: Exclude<Kind
     const found: { kind: Exclude<Kind, null>; entry: ArchiveEntry }[] = [];
     let entries = 0;
     let failed = false;
-    const fail = (err: PluginError) => {
+    const fail = (err: PlatformError) => {
       if (failed) return;
       failed = true;
       ex.destroy();
@@ -77,14 +77,14 @@ function untar(tar: Buffer, limits: ArchiveLimits): Promise<{ kind: Exclude<Kind
     const onStreamError = (err: Error) =>
       fail(
         /unexpected end|premature/i.test(err.message)
-          ? new PluginError('PLUGIN_ARCHIVE_TRUNCATED', 'unreadable archive: the tar data is truncated')
-          : new PluginError('PLUGIN_ARCHIVE_NOT_TAR', `unreadable archive: not a tar archive (${err.message})`),
+          ? new PlatformError('PLUGIN_ARCHIVE_TRUNCATED', 'unreadable archive: the tar data is truncated')
+          : new PlatformError('PLUGIN_ARCHIVE_NOT_TAR', `unreadable archive: not a tar archive (${err.message})`),
       );
     ex.on('entry', (header, stream, next) => {
       // A truncated entry fails on its own stream, not only on the extractor.
       stream.on('error', onStreamError);
       entries++;
-      if (entries > limits.maxEntries) return fail(new PluginError('PLUGIN_ARCHIVE_TOO_MANY_ENTRIES', `unreadable archive: more than ${limits.maxEntries} entries`));
+      if (entries > limits.maxEntries) return fail(new PlatformError('PLUGIN_ARCHIVE_TOO_MANY_ENTRIES', `unreadable archive: more than ${limits.maxEntries} entries`));
       const kind = header.type === 'file' || header.type === 'contiguous-file' ? kindOf(header.name) : null;
       if (kind === null) {
         // Directories and entries of no known kind are skipped without reading them into memory.
@@ -93,7 +93,7 @@ function untar(tar: Buffer, limits: ArchiveLimits): Promise<{ kind: Exclude<Kind
         return;
       }
       if ((header.size ?? 0) > limits.maxEntryBytes) {
-        return fail(new PluginError('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE', `unreadable archive: entry ${header.name} is larger than ${limits.maxEntryBytes} bytes`));
+        return fail(new PlatformError('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE', `unreadable archive: entry ${header.name} is larger than ${limits.maxEntryBytes} bytes`));
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: unknown) => void chunks.push(c as Buffer));
@@ -111,11 +111,11 @@ function untar(tar: Buffer, limits: ArchiveLimits): Promise<{ kind: Exclude<Kind
 /** Reads an `.npack` entirely in memory, under hard caps. */
 export async function readNpack(archive: Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<NpackContents> {
   const tar = gunzip(archive, limits);
-  if (tar.length === 0 || tar.every((b) => b === 0)) throw new PluginError('PLUGIN_ARCHIVE_NOT_TAR', 'unreadable archive: the tar holds no entries');
+  if (tar.length === 0 || tar.every((b) => b === 0)) throw new PlatformError('PLUGIN_ARCHIVE_NOT_TAR', 'unreadable archive: the tar holds no entries');
   const found = await untar(tar, limits);
   const last = (k: Exclude<Kind, null>) => found.filter((f) => f.kind === k).at(-1)?.entry ?? null;
   const wasm = last('wasm');
-  if (!wasm) throw new PluginError('PLUGIN_ARCHIVE_NO_WASM', 'the archive has no component: add a *.wasm entry');
+  if (!wasm) throw new PlatformError('PLUGIN_ARCHIVE_NO_WASM', 'the archive has no component: add a *.wasm entry');
   const config = last('config');
   const env = last('env');
   const wit = found.filter((f) => f.kind === 'wit').map((f) => f.entry);

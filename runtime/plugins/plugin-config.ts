@@ -1,7 +1,7 @@
 import { parseEnv } from 'node:util';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { PluginError } from './errors.ts';
+import { PlatformError } from '../core/errors/index.ts';
 
 /** A plugin's declared metadata, permissions and limits (`platform.yaml`, schema_version "1.0"). */
 export interface PluginConfig {
@@ -116,21 +116,21 @@ export function parsePluginConfig(text: string): PluginConfig {
   try {
     doc = parseYaml(text, { strict: true, uniqueKeys: true, maxAliasCount: 100 });
   } catch (err) {
-    throw new PluginError('PLUGIN_CONFIG_INVALID', `invalid config: platform.yaml is not valid YAML (${(err as Error).message.split('\n')[0]})`);
+    throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: platform.yaml is not valid YAML (${(err as Error).message.split('\n')[0]})`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new PluginError('PLUGIN_CONFIG_INVALID', 'invalid config: platform.yaml must be a mapping with schema_version "1.0"', ['/: must be an object']);
+    throw new PlatformError('PLUGIN_CONFIG_INVALID', 'invalid config: platform.yaml must be a mapping with schema_version "1.0"', { data: { problems: ['/: must be an object'] } });
   }
   if (!validate(doc)) {
     const problems: string[] = [...new Set((validate.errors ?? []).map((e: ErrorObject) => describe(e)))];
-    throw new PluginError('PLUGIN_CONFIG_INVALID', `invalid config: ${problems.join('; ')}`, problems);
+    throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: ${problems.join('; ')}`, { data: { problems } });
   }
   const c = doc as Partial<PluginConfig> & { permissions?: Partial<PluginConfig['permissions']>; resources?: { limits?: Partial<PluginConfig['resources']['limits']> } };
   const limits = { memory: c.resources?.limits?.memory ?? DEFAULT_LIMITS.memory, timeout: c.resources?.limits?.timeout ?? DEFAULT_LIMITS.timeout };
   const problems: string[] = [];
   if (memoryBytes(limits.memory) > MAX_MEMORY_BYTES) problems.push(`/resources/limits/memory: at most ${MAX_MEMORY_BYTES / 1024 / 1024}Mi`);
   if (timeoutMs(limits.timeout) > MAX_TIMEOUT_MS) problems.push(`/resources/limits/timeout: at most ${MAX_TIMEOUT_MS / 1000}s`);
-  if (problems.length) throw new PluginError('PLUGIN_CONFIG_INVALID', `invalid config: ${problems.join('; ')}`, problems);
+  if (problems.length) throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: ${problems.join('; ')}`, { data: { problems } });
   return {
     schema_version: '1.0',
     metadata: c.metadata ?? {},

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { pluginVersionAddressOf } from '../../actors/index.ts';
 import { isUniqueViolation, type Store } from '../../store/index.ts';
-import { formatAddress } from '../actor-host/index.ts';
-import type { ActorSystem } from '../actor-system.ts';
+import type { ActorSystem } from '../core/actor-host/index.ts';
 import { admitComponent } from './admission.ts';
-import { PluginError } from './errors.ts';
+import { PlatformError } from '../core/errors/index.ts';
 import { readNpack } from './npack-archive.ts';
 import { parsePluginConfig, parsePluginEnv, type PluginConfig } from './plugin-config.ts';
 
@@ -16,8 +16,7 @@ export interface UploadResult {
   schema_warnings?: string[];
 }
 
-export const pluginVersionAddress = (accountId: string, capabilityId: string, version: number) =>
-  formatAddress({ kind: 'plugin-version', accountId, id: `${capabilityId}:${version}` });
+export const pluginVersionAddress = pluginVersionAddressOf;
 
 /** A capability's namespace from its name: lowercase letters, digits and hyphens (it prefixes tool names). */
 export function namespaceOf(name: string): string {
@@ -39,7 +38,7 @@ export async function registerUpload(
     config?.metadata.name ??
     (path.basename(upload.filename).replace(/\.npack$/, '') || path.posix.basename(contents.wasm.path).replace(/\.wasm$/, ''));
   const namespace = namespaceOf(name) || namespaceOf(path.posix.basename(contents.wasm.path).replace(/\.wasm$/, ''));
-  if (!namespace) throw new PluginError('PLUGIN_CONFIG_INVALID', `invalid config: the plugin name ${JSON.stringify(name)} gives no usable namespace; set metadata.name`);
+  if (!namespace) throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: the plugin name ${JSON.stringify(name)} gives no usable namespace; set metadata.name`);
   const admission = admitComponent(contents.wasm.bytes, namespace, contents.wit.map((w) => w.bytes.toString('utf8')));
   const env = contents.env ? parsePluginEnv(contents.env.bytes.toString('utf8')) : {};
   const allowedKeys = new Set(config?.permissions.environment.allow.map((a) => a.key) ?? []);
@@ -62,7 +61,7 @@ export async function registerUpload(
           createdBy: upload.principalId,
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new PluginError('PLUGIN_CONFIG_INVALID', `invalid config: namespace ${namespace} is being registered by another upload; retry`);
+        if (isUniqueViolation(err)) throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: namespace ${namespace} is being registered by another upload; retry`);
         throw err;
       }
       cap = { id, name };
@@ -87,12 +86,11 @@ export async function registerUpload(
     });
     return { capabilityId: cap.id, name: cap.name, version };
   });
-  await deps.actors.create(pluginVersionAddress(upload.accountId, registered.capabilityId, registered.version), {
-    accountId: upload.accountId,
-    capabilityId: registered.capabilityId,
-    version: registered.version,
-    wasmHash,
-  });
+  // Created dormant (spec §3), then asked to activate: the activation is the version's own effect, so it finishes
+  // even if this node stops meanwhile. The upload answers now; `platform plugins upload` follows the outcome.
+  const address = pluginVersionAddress(upload.accountId, registered.capabilityId, registered.version);
+  await deps.actors.create(address, { accountId: upload.accountId, capabilityId: registered.capabilityId, version: registered.version, wasmHash });
+  await deps.actors.ask(address, { type: 'ACTIVATE', by: upload.principalId });
   return {
     capability_id: registered.capabilityId,
     capability_name: registered.name,

@@ -1,7 +1,7 @@
-import type { FuncType, ValType } from './component-reflect.ts';
+import type { FuncType, ValType } from '../core/wasm/index.ts';
+import type { JsonSchema } from '../tools/index.ts';
 
-/** A JSON Schema (draft-07, the dialect Ajv and MCP clients read by default). */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 const INT_RANGES: Record<string, [number | string, number | string]> = {
   s8: [-128, 127],

@@ -28,24 +28,29 @@ describe('Account statechart', () => {
 
   it('DEBIT spends credits, exhausts at zero, and refuses what it cannot afford', () => {
     const a = walk({ accountId: 'a', credits: 3 }, { type: 'DEBIT', amount: 2, requestId: 'r1' });
-    expect(a.context).toMatchObject({ credits: 1, lastDebit: { requestId: 'r1', ok: true } });
+    expect(a.context).toEqual({ accountId: 'a', credits: 1, suspendedUntil: null });
+    // The answer is a reply to the asker, not a field of the persisted context.
+    expect(a.emitted).toEqual([{ type: 'reply.debit', requestId: 'r1', ok: true }]);
     expect(a.value).toMatchObject({ budget: 'funded' });
     const b = walk({ accountId: 'a', credits: 3 }, { type: 'DEBIT', amount: 3, requestId: 'r2' });
     expect(b.value).toMatchObject({ budget: 'exhausted' });
     expect(b.context.credits).toBe(0);
     const c = walk({ accountId: 'a', credits: 3 }, { type: 'DEBIT', amount: 4, requestId: 'r3' });
-    expect(c.context).toMatchObject({ credits: 3, lastDebit: { requestId: 'r3', ok: false } });
+    expect(c.context.credits).toBe(3);
+    expect(c.emitted).toEqual([{ type: 'reply.debit', requestId: 'r3', ok: false }]);
     const d = walk({ accountId: 'a' }, { type: 'DEBIT', amount: 1, requestId: 'r4' });
-    expect(d.context.lastDebit).toEqual({ requestId: 'r4', ok: false });
+    expect(d.emitted).toEqual([{ type: 'reply.debit', requestId: 'r4', ok: false }]);
     expect(walk({ accountId: 'a', credits: 3 }, { type: 'DEBIT', amount: -1, requestId: 'r5' }).context.credits).toBe(3);
   });
 
   it('SUSPEND with until arms a resume timer; RESUME clears it', () => {
     const s = walk({ accountId: 'a' }, { type: 'SUSPEND', until: 5_000 });
     expect(s.value).toMatchObject({ status: 'suspended' });
+    expect(s.emitted).toEqual([{ type: 'account.suspended', until: 5_000 }]);
     expect(accountTimers(s)).toEqual([{ key: 'resume', at: 5_000, event: { type: 'RESUME' } }]);
     const r = walk({ accountId: 'a' }, { type: 'SUSPEND', until: 5_000 }, { type: 'RESUME' });
     expect(r.value).toMatchObject({ status: 'active' });
+    expect(r.emitted).toEqual([{ type: 'account.resumed' }]);
     expect(accountTimers(r)).toEqual([]);
     const open = walk({ accountId: 'a' }, { type: 'SUSPEND' });
     expect(accountTimers(open)).toEqual([]);

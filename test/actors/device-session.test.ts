@@ -11,7 +11,7 @@ describe('DeviceSession statechart', () => {
   it('[DEVICE-03] starts pending and stays pending on a poll, with a live expiry timer', () => {
     const s = walk({ type: 'REDEEM', clientId: 'cli' });
     expect(s.value).toBe('pending');
-    expect(s.context.outcome).toBe('pending');
+    expect(s.emitted).toEqual([{ type: 'reply.redeem', outcome: 'pending' }]);
     expect(deviceSessionTimers(s)).toEqual([{ key: 'expire', at: 1_000, event: { type: 'EXPIRE' } }]);
   });
 
@@ -19,7 +19,7 @@ describe('DeviceSession statechart', () => {
     const s = walk({ type: 'APPROVE', ...grant }, { type: 'REDEEM', clientId: 'cli' });
     expect(s.value).toBe('consumed');
     expect(s.status).toBe('done');
-    expect(s.context.outcome).toBe('issued');
+    expect(s.emitted).toEqual([{ type: 'reply.redeem', outcome: 'issued' }]);
     expect(s.context.grant).toEqual(grant);
     expect(deviceSessionTimers(s)).toEqual([]);
   });
@@ -28,14 +28,14 @@ describe('DeviceSession statechart', () => {
     const s = walk({ type: 'DENY', userId: 'u1' }, { type: 'REDEEM', clientId: 'cli' });
     expect(s.value).toBe('denialReported');
     expect(s.status).toBe('done');
-    expect(s.context.outcome).toBe('denied');
+    expect(s.emitted).toEqual([{ type: 'reply.redeem', outcome: 'denied' }]);
   });
 
   it('[DEVICE-09] a redeem by another client is invalid and changes no state', () => {
     for (const first of [[], [{ type: 'APPROVE', ...grant }], [{ type: 'DENY', userId: 'u1' }]] as DeviceSessionEvent[][]) {
       const s = walk(...first, { type: 'REDEEM', clientId: 'other' });
       expect(s.status).toBe('active');
-      expect(s.context.outcome).toBe('invalid');
+      expect(s.emitted).toEqual([{ type: 'reply.redeem', outcome: 'invalid' }]);
     }
   });
 

@@ -23,18 +23,37 @@ describe('platform plugins pack, upload, list, activate', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('packs a folder, uploads it, lists it and activates it', async () => {
+  it('packs a folder, uploads it and waits for the version to activate itself, lists it, rolls back with activate', async () => {
     const out = path.join(dir, 'cli-calc.npack');
     const packed = await runCli(['plugins', 'pack', dir, '--out', out, '--json'], env);
     expect(packed.json).toMatchObject({ file: out, entries: ['calc.wasm', 'calc.wit', 'platform.yaml'] });
     const up = await runCli(['plugins', 'upload', out, '--json'], env);
     expect(up.code, up.stderr).toBe(0);
-    expect(up.json).toMatchObject({ capability_name: 'cli-calc', version: 1, files_processed: ['wasm', 'platform', 'wit'] });
-    const act = await runCli(['plugins', 'activate', up.json.capability_id, '1', '--json'], env);
-    expect(act.json).toEqual({ capability_id: up.json.capability_id, active_version: 1 });
+    expect(up.json).toMatchObject({ capability_name: 'cli-calc', version: 1, files_processed: ['wasm', 'platform', 'wit'], status: 'active' });
     const list = await runCli(['plugins', 'list'], env);
     expect(list.stdout).toMatch(/cli-calc\s+cli-calc\s+1\s+1\s+1/);
+    const second = await runCli(['plugins', 'upload', out, '--json'], env);
+    expect(second.json).toMatchObject({ version: 2, status: 'active' });
+    // Rolling back to version 1: the documented extension, answered once the activation landed.
+    const act = await runCli(['plugins', 'activate', up.json.capability_id, '1', '--json'], env);
+    expect(act.json).toEqual({ capability_id: up.json.capability_id, active_version: 1 });
+    const again = await runCli(['plugins', 'activate', up.json.capability_id, '1', '--json'], env);
+    expect(again.code).toBe(1);
+    expect(again.json).toMatchObject({ error: { code: 'ACTIVATION_NOT_ALLOWED' } });
     const bad = await runCli(['plugins', 'upload', path.join(dir, 'missing.npack')], env);
     expect(bad.code).not.toBe(0);
-  }, 60_000);
+  }, 90_000);
+
+  it('prints the reason and exits 1 when the uploaded version cannot be activated', async () => {
+    const hungry = mkdtempSync(path.join(os.tmpdir(), 'plugin-hungry-'));
+    writeFileSync(path.join(hungry, 'calc.wasm'), await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT.replace('(memory (export "memory") 1)', '(memory (export "memory") 3)') }));
+    writeFileSync(path.join(hungry, 'platform.yaml'), 'schema_version: "1.0"\nmetadata: { name: cli-hungry }\nresources: { limits: { memory: 64Ki } }\n');
+    const out = path.join(hungry, 'cli-hungry.npack');
+    await runCli(['plugins', 'pack', hungry, '--out', out], env);
+    const up = await runCli(['plugins', 'upload', out, '--json'], env);
+    expect(up.code).toBe(1);
+    expect(up.stdout).toContain('"status": "dormant"');
+    expect(up.stderr).toMatch(/version 1 was not activated: .*3 pages of memory at start/);
+    rmSync(hungry, { recursive: true, force: true });
+  }, 90_000);
 });

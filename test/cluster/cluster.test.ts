@@ -3,7 +3,7 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type PlatformNode } from '../../bin/node.ts';
-import { accountAddress, loadConfig, shardOf } from '../../runtime/index.ts';
+import { accountAddress, loadConfig, shardOf, subscribeActor, type ActorStreamItem } from '../../runtime/index.ts';
 import { DEVICE_GRANT } from '../helpers/identity.ts';
 import { mustRun } from '../helpers/env.ts';
 import { privateDatabase, privateNats } from '../helpers/cluster.ts';
@@ -113,6 +113,28 @@ describe.skipIf(!mustRun('cluster'))('a cluster of in-process nodes over NATS', 
     const owners = nodes.filter((n) => n.services.cluster!.manager.owns(shardOf(address)));
     expect(owners).toHaveLength(1);
     expect(nodes.map((n) => n.services.host.activeCount() > 0)).toContain(true);
+  });
+
+  it('a subscriber on one node sees every event of an actor another node hosts, in order, once', async () => {
+    const [a] = nodes as [PlatformNode];
+    const { id } = await a.services.admin.createAccount({ name: 'followed' });
+    const address = accountAddress(id);
+    const owner = nodes.find((n) => n.services.cluster!.manager.owns(shardOf(address)))!;
+    const watcher = nodes.find((n) => n !== owner)!;
+    const driver = nodes.find((n) => n !== owner && n !== watcher)!;
+    await driver.services.actors.ask(address, { type: 'SUSPEND' });
+    const seen: ActorStreamItem[] = [];
+    const sub = subscribeActor({ bus: watcher.services.bus, actors: watcher.services.actors, journal: watcher.services.store.actorEvents }, address, (i) => seen.push(i));
+    expect(await sub.ready).toMatchObject({ seq: 1, value: { status: 'suspended' } });
+    // Asked through a third node, committed on the owner, followed on the watcher.
+    for (let i = 0; i < 10; i++) await driver.services.actors.ask(address, { type: i % 2 ? 'SUSPEND' : 'RESUME' });
+    await until('every event', () => seen.length === 11, 5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    await sub.close();
+    expect(seen[0]).toMatchObject({ type: 'snapshot' });
+    const events = seen.slice(1) as Extract<ActorStreamItem, { type: 'event' }>[];
+    expect(events.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(events.map((e) => e.event.type)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? 'account.suspended' : 'account.resumed')));
   });
 
   it('durable timers fire once, on the owner', async () => {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MGMT_ERRORS, CATEGORY_STATUS } from '../../edge/index.ts';
 import { SETTINGS } from '../../runtime/index.ts';
 import { ROOT } from '../helpers/cli.ts';
 
@@ -17,13 +16,5 @@ describe('README', () => {
   it('documents every setting of runtime/config.ts, with its default, and no other', () => {
     const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `([^`]*)` \|/gm)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(SETTINGS.map((s) => [s.env, s.default]));
-  });
-
-  it('documents every management error code with its category and status', () => {
-    for (const [code, e] of Object.entries(MGMT_ERRORS)) {
-      expect(readme).toContain(`| \`${code}\` | ${e.category} (${CATEGORY_STATUS[e.category]}) | ${e.fix} |`);
-    }
-    const documented = [...readme.matchAll(/^\| `(MGMT_[A-Z_]+)` \|/gm)].map((m) => m[1]);
-    expect(documented).toEqual(Object.keys(MGMT_ERRORS));
   });
 });

@@ -76,7 +76,7 @@ describe('GET /v1/capabilities', () => {
     expect(c.specifications.active_version).toBe(2);
     expect(c.specifications.versions).toHaveLength(2);
     const v = c.specifications.versions[1];
-    expect(Object.keys(v).sort()).toEqual(['created_at', 'created_by', 'metadata', 'permissions', 'resources', 'tools', 'version_number']);
+    expect(Object.keys(v).sort()).toEqual(['created_at', 'created_by', 'metadata', 'permissions', 'resources', 'status', 'status_reason', 'tools', 'version_number']);
     expect(v).toMatchObject({
       version_number: 2,
       created_by: ownerId,

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { request, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pluginVersionAddress } from '../../runtime/index.ts';
+import { pluginVersionAddress, versionOutcome } from '../../runtime/index.ts';
 import { buildComponent, CALC_WAT } from '../helpers/components.ts';
 import { npack, type TarEntry } from '../helpers/npack.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -79,7 +79,7 @@ describe('POST /v1/capabilities/upload', () => {
     expect(stored.rows[0]!.env).toEqual({ GREETING: 'hi' });
   });
 
-  it('[UPLOAD-08] [PLUGIN-01] [PLUGIN-05] each upload adds the next version, dormant, listed with its tools', async () => {
+  it('[UPLOAD-08] [PLUGIN-01] [PLUGIN-05] each upload adds the next version, created dormant, listed with its tools', async () => {
     const archive = await pack([...calcEntries(), { name: 'platform.yml', body: 'schema_version: "1.0"\nmetadata: { name: versioned }' }, { name: 'x.wit', body: CALC_DOC_WIT }]);
     const first = await upload([{ body: archive }]);
     const second = await upload([{ body: archive }]);
@@ -87,12 +87,16 @@ describe('POST /v1/capabilities/upload', () => {
     expect(second.json.data.capability_id).toBe(first.json.data.capability_id);
     const list = await p.call('GET', '/v1/capabilities?namespace=versioned', { headers: { authorization: `Bearer ${key}` } });
     const cap = list.json.data.capabilities[0];
-    expect(cap).toMatchObject({ name: 'versioned', active_version: 0, is_active: false });
+    expect(cap).toMatchObject({ name: 'versioned' });
     expect(cap.specifications.versions.map((v: { version_number: number }) => v.version_number)).toEqual([1, 2]);
     expect(cap.specifications.versions[1].tools).toEqual([{ name: 'versioned_add', description: 'Adds two integers.' }]);
     expect(cap.specifications.versions[1].resources).toEqual({ limits: { memory: '64Mi', timeout: '5s' } });
-    const state = await p.node.services.actors.read(pluginVersionAddress(p.node.demo!.accountId, cap.id, 2));
-    expect(state?.value).toBe('dormant');
+    // Each version was created dormant (its first journaled event is the activation it then asked for), and
+    // activates by itself: the later upload ends up serving.
+    const address = pluginVersionAddress(p.node.demo!.accountId, cap.id, 2);
+    expect(await versionOutcome(p.node.services, { accountId: p.node.demo!.accountId, capabilityId: cap.id, version: 2 })).toEqual({ state: 'active', reason: null });
+    const journal = await p.node.services.store.actorEvents.after(address, 0);
+    expect(journal.map((e) => (e.event as { type: string }).type)).toEqual(['version.activating', 'version.activated']);
   });
 
   it('[UPLOAD-24] [UPLOAD-25] [UPLOAD-12] tools come from the exports; WIT only describes; missing docs are warnings', async () => {
@@ -137,14 +141,14 @@ describe('POST /v1/capabilities/upload', () => {
 
   it('[UPLOAD-14] [UPLOAD-15] unreadable archives and archives without a component are 400', async () => {
     const good = await pack(calcEntries());
-    for (const [body, message] of [
-      [Buffer.from('plain text'), /not gzip/],
-      [good.subarray(0, good.length - 20), /truncated/],
-      [await pack([{ name: 'platform.yaml', body: 'schema_version: "1.0"' }]), /no component/],
+    for (const [body, message, code] of [
+      [Buffer.from('plain text'), /not gzip/, 'PLUGIN_ARCHIVE_NOT_GZIP'],
+      [good.subarray(0, good.length - 20), /truncated/, 'PLUGIN_ARCHIVE_TRUNCATED'],
+      [await pack([{ name: 'platform.yaml', body: 'schema_version: "1.0"' }]), /no component/, 'PLUGIN_ARCHIVE_NO_WASM'],
     ] as const) {
       const res = await upload([{ body }]);
       expect(res.status).toBe(400);
-      expect(res.json).toMatchObject({ category: 'invalid_request', code: 'MGMT_PLUGIN_REJECTED' });
+      expect(res.json).toMatchObject({ category: 'invalid_request', code });
       expect(res.json.message).toMatch(message);
     }
   });

@@ -1,4 +1,4 @@
-import { activateVersion, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
+import { versionOutcome, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
 import { buildComponent } from './components.ts';
 import { npack } from './npack.ts';
 import type { TestPlatform } from './platform.ts';
@@ -41,7 +41,7 @@ export async function installPlugin(p: TestPlatform, caller: Caller, opts: { nam
     { name: 'p.wit', body: opts.wit ?? CALC_WIT },
   ]);
   const up = await registerUpload(p.node.services, { accountId: caller.accountId, principalId: caller.principalId, filename: `${opts.name}.npack`, archive });
-  await activateVersion(p.node.services, { accountId: caller.accountId, capabilityId: up.capability_id, version: up.version, by: caller.principalId });
+  await versionOutcome(p.node.services, { accountId: caller.accountId, capabilityId: up.capability_id, version: up.version });
   return up.capability_id;
 }
 

@@ -2,7 +2,8 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpAdmission, createMcpApp, createMcpGuards } from '../../edge/mcp/index.ts';
-import { BUILTIN_RULES, createToolRegistry, defaultAutonomyPolicy, type BuiltinFamily, type ToolEntry, type ToolSource } from '../../runtime/mcp/index.ts';
+import { createBilling } from '../../runtime/index.ts';
+import { BUILTIN_RULES, createToolRegistry, defaultAutonomyPolicy, type BuiltinFamily, type ToolEntry, type ToolSource } from '../../runtime/tools/index.ts';
 import { ACCEPT_BOTH, createGateway, host } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
@@ -64,7 +65,7 @@ describe('built-in families on an MCP gateway (surface rules)', () => {
       services: s,
       logger: pino({ level: 'silent' }),
       admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now() }),
-      guards: createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: 1, now: () => s.clock.now(), bus: s.bus }),
+      guards: createMcpGuards({ billing: createBilling({ actors: s.actors, price: 1, now: () => s.clock.now(), bus: s.bus }), limiter: s.mcpLimiter }),
       registry: createToolRegistry([builtinSource]),
       policy: defaultAutonomyPolicy,
     });

@@ -3,9 +3,9 @@ import pino from 'pino';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpAdmission, createMcpApp, createMcpGuards } from '../../edge/mcp/index.ts';
-import { accountAddress, manualClock, type Caller, type ManualClock } from '../../runtime/index.ts';
-import { defaultAutonomyPolicy } from '../../runtime/mcp/index.ts';
-import { createRateLimiter, natsCounter } from '../../runtime/rate-limit/index.ts';
+import { accountAddress, createBilling, manualClock, type Caller, type ManualClock } from '../../runtime/index.ts';
+import { defaultAutonomyPolicy } from '../../runtime/tools/index.ts';
+import { createRateLimiter, natsCounter } from '../../runtime/core/rate-limit/index.ts';
 import { privateNats } from '../helpers/cluster.ts';
 import { mustRun } from '../helpers/env.ts';
 import { ACCEPT_BOTH, callerOf, createGateway, host, installPlugin, modern, openSession, rpc } from '../helpers/mcp.ts';
@@ -82,7 +82,8 @@ describe('MCP billing and rate limits', () => {
     const acct = await p.node.services.admin.createAccount({ name: 'leases' });
     const s = p.node.services;
     const credits = async () => ((await s.actors.read(accountAddress(acct.id)))!.context as { credits: number }).credits;
-    const guards = createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: 2, now: () => s.clock.now(), bus: s.bus });
+    const billing = createBilling({ actors: s.actors, price: 2, now: () => s.clock.now(), bus: s.bus });
+    const guards = createMcpGuards({ billing, limiter: s.mcpLimiter });
     // 7 credits cannot cover a lease of 50 calls: each call reserves its own 2, so three run and the fourth is refused.
     await setBudget(acct.id, 7);
     const small = await Promise.all(Array.from({ length: 4 }, (_, i) => guards.allocate(acct.id, `s${i}`)));
@@ -98,7 +99,7 @@ describe('MCP billing and rate limits', () => {
     clock.set(clock.now() + 30_000);
     await Promise.all(Array.from({ length: 31 }, (_, i) => guards.allocate(acct.id, `n${i}`)));
     expect(await credits()).toBe(10_000 - (50 + 100 + 50) * 2);
-    await guards.close!();
+    await billing.release();
     expect(await credits()).toBe(10_000 - 151 * 2);
   });
 
@@ -162,7 +163,7 @@ describe('MCP billing and rate limits', () => {
       services: s,
       logger: pino({ level: 'silent' }),
       admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now() }),
-      guards: createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: s.config.mcpCallPrice, now: () => s.clock.now(), bus: s.bus }),
+      guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
       registry: s.toolRegistry,
       policy: defaultAutonomyPolicy,
       requestTimeoutMs: 300,

@@ -112,7 +112,7 @@ describe("each MCP gateway's own OAuth authorization server, and admission", () 
     expect(t.headers['cache-control']).toBe('no-store');
     expect(t.json).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp', access_token: expect.stringMatching(/^eyJ/), refresh_token: expect.any(String) });
     const [header, payload] = (t.json.access_token as string).split('.').slice(0, 2).map((x) => JSON.parse(Buffer.from(x, 'base64url').toString()));
-    expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: 'k1' });
     expect(payload).toMatchObject({ iss: gw.dcr!.origin, scope: 'mcp', account_id: owner.accountId, client_id: client.client_id, aud: expect.arrayContaining([`urn:platform:mcp-gateway:${gw.dcr!.id}`]) });
     const s = await openSession(p, 'dcr', { authorization: `Bearer ${t.json.access_token}` });
     expect(s.init.status).toBe(200);
@@ -294,8 +294,8 @@ describe("each MCP gateway's own OAuth authorization server, and admission", () 
     });
 
     it('[MCP-AUTH-07] [MCP-AUTH-08] [MCP-AUTH-09] [MCP-AUTH-10] a JWT needs this gateway signature, scope mcp, the gateway account and audience', async () => {
-      const key = new TextEncoder().encode(await p.node.services.store.settings.getOrCreate(`mcp.gateway_key.${gw.closed!.id}`, 'unused'));
-      const otherKey = new TextEncoder().encode(await p.node.services.store.settings.getOrCreate(`mcp.gateway_key.${gw.dcr!.id}`, 'unused'));
+      const key = new TextEncoder().encode((await p.node.services.store.gatewayKeys.get(gw.closed!.id, 'k1'))!);
+      const otherKey = new TextEncoder().encode((await p.node.services.store.gatewayKeys.get(gw.dcr!.id, 'k1'))!);
       const jwt = (claims: Record<string, unknown>, k = key, aud: string[] = [`urn:platform:mcp-gateway:${gw.closed!.id}`]) =>
         new SignJWT({ scope: 'mcp', account_id: owner.accountId, client_id: 'c', ...claims })
           .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -4,7 +4,7 @@ import { buildGrantsComponent } from '../helpers/js-components.ts';
 import { npack } from '../helpers/npack.ts';
 import { ACCEPT_BOTH, callerOf, createGateway, installPlugin, openSession, rpc } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { activateVersion, registerUpload } from '../../runtime/index.ts';
+import { versionOutcome, registerUpload } from '../../runtime/index.ts';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,7 +54,7 @@ describe('MCP gateways are per account; sessions scope nothing', () => {
       { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: notes }\nresources: { limits: { timeout: 20s } }\npermissions: { filesystem: { allow: [{ uri: "fs://*.txt", access: [read, write] }] } }' },
     ]);
     const up = await registerUpload(p.node.services, { accountId: owner.accountId, principalId: owner.principalId, filename: 'notes.npack', archive });
-    await activateVersion(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: 1, by: owner.principalId });
+    await versionOutcome(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: 1 });
     const g = await createGateway(p, owner.accountId, 'notes', 'private', 'direct');
     await p.node.services.admin.bindGateway({ gateway: g.id, capability: up.capability_id });
     const call = async (headers: Record<string, string>, name: string, args: unknown) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpAdmission, createMcpApp, createMcpGuards } from '../../edge/mcp/index.ts';
 import type { Caller } from '../../runtime/index.ts';
-import { defaultAutonomyPolicy, type AutonomyPolicy } from '../../runtime/mcp/index.ts';
+import { defaultAutonomyPolicy, type AutonomyPolicy } from '../../runtime/tools/index.ts';
 import { callerOf, createGateway, installPlugin, manyTools, modern, openSession, rpc } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import pino from 'pino';
@@ -177,7 +177,7 @@ describe('MCP tools: registry, lists, calls and presentation modes', () => {
       services: s,
       logger: pino({ level: 'silent' }),
       admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => Date.now() }),
-      guards: createMcpGuards({ actors: s.actors, limiter: s.mcpLimiter, price: s.config.mcpCallPrice, now: () => s.clock.now(), bus: s.bus }),
+      guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
       registry: s.toolRegistry,
       policy: askForCalc,
     });

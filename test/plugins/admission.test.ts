@@ -1,9 +1,10 @@
 import { Ajv } from 'ajv';
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
-import { admitComponent, toJsonSchema, type PluginError } from '../../runtime/plugins/index.ts';
+import { admitComponent, toJsonSchema } from '../../runtime/plugins/index.ts';
+import type { PlatformError } from '../../runtime/index.ts';
 import { MAX_SCHEMA_NODES } from '../../runtime/plugins/tool-schema.ts';
-import { MAX_COMPONENT_NESTING } from '../../runtime/plugins/component-reflect.ts';
+import { MAX_COMPONENT_NESTING } from '../../runtime/core/wasm/component-reflect.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 
 const ajv = new Ajv({ strict: false });
@@ -12,7 +13,7 @@ const failure = (f: () => unknown) => {
   try {
     f();
   } catch (err) {
-    return `${(err as PluginError).code}: ${(err as Error).message}`;
+    return `${(err as PlatformError).code}: ${(err as Error).message}`;
   }
   return 'admitted';
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binaryKind, ComponentFormatError, reflectComponent } from '../../runtime/plugins/component-reflect.ts';
+import { binaryKind, ComponentFormatError, reflectComponent } from '../../runtime/core/wasm/component-reflect.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 

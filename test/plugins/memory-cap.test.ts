@@ -1,6 +1,6 @@
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { describe, expect, it } from 'vitest';
-import { capMemory, compileArtifacts, MAX_TABLE_ENTRIES, MemoryCapError, parsePluginConfig } from '../../runtime/plugins/index.ts';
+import { capMemory, compileArtifacts, MAX_TABLE_ENTRIES, MemoryCapError, parsePluginConfig } from '../../runtime/index.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 
 // The WebAssembly global exists in Node; its types come with the DOM lib, which this project does not load.

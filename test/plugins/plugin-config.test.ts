@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MEMORY_BYTES, parsePluginConfig, parsePluginEnv, type PluginError } from '../../runtime/plugins/index.ts';
+import { MAX_MEMORY_BYTES, parsePluginConfig, parsePluginEnv } from '../../runtime/plugins/index.ts';
+import type { PlatformError } from '../../runtime/index.ts';
 
 const problemsOf = (text: string) => {
   try {
     parsePluginConfig(text);
   } catch (err) {
-    return (err as PluginError).problems.length ? (err as PluginError).problems : [(err as PluginError).message];
+    const problems = ((err as PlatformError).data as { problems?: string[] } | undefined)?.problems ?? [];
+    return problems.length ? problems : [(err as PlatformError).message];
   }
   return [];
 };

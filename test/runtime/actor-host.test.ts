@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountMachine, accountTimers, deviceSessionMachine, deviceSessionTimers } from '../../actors/index.ts';
-import { createActorHost, shardOf, type ActorHost, type ActorKind, type Transition } from '../../runtime/actor-host/index.ts';
-import { createLocalBus, type Bus } from '../../runtime/bus/index.ts';
-import { watchActor } from '../../runtime/actor-host/index.ts';
-import { manualClock, type ManualClock } from '../../runtime/clock.ts';
+import { createActorHost, shardOf, type ActorHost, type ActorKind, type Transition } from '../../runtime/core/actor-host/index.ts';
+import { createLocalBus, type Bus } from '../../runtime/core/bus/index.ts';
+import { watchActor } from '../../runtime/core/actor-host/index.ts';
+import { manualClock, type ManualClock } from '../../runtime/core/clock/index.ts';
 import { freshStore, type DriverName } from '../helpers/store.ts';
 import { mustRun } from '../helpers/env.ts';
 
@@ -15,7 +15,7 @@ describe.each(drivers)('actor host on %s', (driver) => {
   let bus: Bus;
   const done: string[] = [];
   const kinds: ActorKind[] = [
-    { kind: 'device-session', logic: deviceSessionMachine, timers: deviceSessionTimers as ActorKind['timers'], onDone: async (a) => void done.push(a) },
+    { kind: 'device-session', logic: deviceSessionMachine, timers: deviceSessionTimers as ActorKind['timers'], project: async (_tx, c) => void (c.state === null && done.push(c.address)) },
     { kind: 'account', logic: accountMachine, timers: accountTimers as ActorKind['timers'] },
   ];
   const hosts: ActorHost[] = [];

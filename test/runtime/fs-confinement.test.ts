@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error the worker's grants are plain JavaScript (worker threads do not load TypeScript)
-import { call, compileFsPolicy, grantedImports, MAX_ZEROES, OUTPUT_CAP_BYTES } from '../../runtime/sandbox/worker-grants.mjs';
+import { call, compileFsPolicy, grantedImports, MAX_ZEROES, OUTPUT_CAP_BYTES } from '../../runtime/core/sandbox/worker-grants.mjs';
 
 type Descriptor = {
   openAt(pathFlags: object, path: string, openFlags: object, flags: object): Descriptor;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateVersion, authenticate, registerUpload, workspaceAnchor, type Caller } from '../../runtime/index.ts';
+import { versionOutcome, authenticate, registerUpload, workspaceAnchor, type Caller } from '../../runtime/index.ts';
 import { buildGrantsComponent } from '../helpers/js-components.ts';
 import { npack } from '../helpers/npack.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -50,7 +50,7 @@ describe('plugin grants (wasi:http, filesystem, env, config, keyvalue, stdout)',
       ...(dotenv ? [{ name: '.env', body: dotenv }] : []),
     ]);
     const up = await registerUpload(p.node.services, { accountId: owner.accountId, principalId: owner.principalId, filename: `${name}.npack`, archive });
-    await activateVersion(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: up.version, by: owner.principalId });
+    await versionOutcome(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: up.version });
     const ns = name.replace(/-/g, '_');
     return (tool: string, args: Record<string, unknown>, caller: Caller = owner, anchor: string | null = anchorOf(caller)) =>
       p.node.services.invokeTool(caller, up.capability_id, `${ns}_${tool}`, args, { anchor });

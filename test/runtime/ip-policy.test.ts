@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript shared with the sandbox worker
-import { isForbiddenAddress, isForbiddenName } from '../../runtime/sandbox/ip-policy.mjs';
+import { isForbiddenAddress, isForbiddenName } from '../../runtime/core/egress/ip-policy.mjs';
 
 describe('egress address policy', () => {
   it('refuses loopback, private, shared, link-local (metadata), multicast and reserved IPv4 ranges, at their edges', () => {

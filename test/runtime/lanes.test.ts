@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLaneScheduler, LaneOverloadError } from '../../runtime/index.ts';
+import { createLaneScheduler, PlatformError } from '../../runtime/index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,8 +44,8 @@ describe('per-tenant lanes', () => {
     const queued = [1, 2, 3].map(() => lanes.run('A', async () => 'ok'));
     expect(lanes.stats('A')).toMatchObject({ running: 1, queued: 3 });
     const over = await lanes.run('A', async () => 'no').catch((e: unknown) => e);
-    expect(over).toBeInstanceOf(LaneOverloadError);
-    expect(over).toMatchObject({ code: 'PLT_LANE_OVERLOADED', message: 'tenant A has 3 calls waiting already; retry later' });
+    expect(over).toBeInstanceOf(PlatformError);
+    expect(over).toMatchObject({ code: 'PLT_LANE_OVERLOADED', message: 'the account has 3 calls waiting already; retry later', kind: 'overloaded' });
     expect(lanes.stats('A').rejected).toBe(1);
     const other = lanes.run('B', async () => 'b');
     release();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BusError, createLocalBus, subjectMatches } from '../../runtime/bus/index.ts';
+import { createLocalBus, isRetryableBusError, subjectMatches } from '../../runtime/core/bus/index.ts';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -42,16 +42,18 @@ describe('in-process bus', () => {
     bus.respond('svc.fail', () => {
       throw Object.assign(new Error('nope'), { code: 'PLT_ACTOR_NOT_FOUND' });
     });
-    await expect(bus.request('svc.fail', {})).rejects.toMatchObject({ name: 'BusError', code: 'PLT_ACTOR_NOT_FOUND', message: 'nope' });
+    await expect(bus.request('svc.fail', {})).rejects.toMatchObject({ name: 'PlatformError', code: 'PLT_ACTOR_NOT_FOUND', kind: 'not_found', message: 'nope' });
   });
 
   it('fails clearly with no responders, on timeout and after close; the first two are retryable', async () => {
     const bus = createLocalBus();
-    const none = await bus.request('nobody.home', {}).catch((e: BusError) => e);
-    expect(none).toMatchObject({ code: 'BUS_NO_RESPONDERS', retryable: true });
+    const none = await bus.request('nobody.home', {}).catch((e: unknown) => e);
+    expect(none).toMatchObject({ code: 'BUS_NO_RESPONDERS', kind: 'unavailable' });
+    expect(isRetryableBusError(none)).toBe(true);
     bus.respond('slow', () => new Promise((r) => setTimeout(r, 200)));
-    const slow = await bus.request('slow', {}, { timeoutMs: 20 }).catch((e: BusError) => e);
-    expect(slow).toMatchObject({ code: 'BUS_TIMEOUT', retryable: true });
+    const slow = await bus.request('slow', {}, { timeoutMs: 20 }).catch((e: unknown) => e);
+    expect(slow).toMatchObject({ code: 'BUS_TIMEOUT', kind: 'unavailable' });
+    expect(isRetryableBusError(slow)).toBe(true);
     await bus.close();
     await expect(bus.request('slow', {})).rejects.toMatchObject({ code: 'BUS_CLOSED' });
   });

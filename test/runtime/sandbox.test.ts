@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from '@bytecodealliance/jco-transpile/wasm-tools';
-import { compileArtifacts, parsePluginConfig, reflectComponent } from '../../runtime/plugins/index.ts';
-import { createSandbox, type LoadedArtifacts, type Sandbox } from '../../runtime/sandbox/index.ts';
+import { compileArtifacts, parsePluginConfig, reflectComponent } from '../../runtime/index.ts';
+import { createSandbox, type LoadedArtifacts, type Sandbox } from '../../runtime/core/sandbox/index.ts';
 import { buildComponent } from '../helpers/components.ts';
 
 const WIT = `package test:hostile;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateVersion, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
+import { versionOutcome, authenticate, registerUpload, type Caller } from '../../runtime/index.ts';
 import { buildShapesComponent } from '../helpers/js-components.ts';
 import { npack } from '../helpers/npack.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -22,7 +22,7 @@ describe('tool values through an exported interface', () => {
       { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: shape-kit }\nresources: { limits: { timeout: 20s } }' },
     ]);
     const up = await registerUpload(p.node.services, { accountId: owner.accountId, principalId: owner.principalId, filename: 'shape-kit.npack', archive });
-    await activateVersion(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: 1, by: owner.principalId });
+    await versionOutcome(p.node.services, { accountId: owner.accountId, capabilityId: up.capability_id, version: 1 });
     const v = await p.node.services.store.db.query<{ tools: typeof tools }>('select tools from capability_versions where capability_id = $1', [up.capability_id]);
     tools = v.rows[0]!.tools;
     call = (tool, args) => p.node.services.invokeTool(owner, up.capability_id, tool, args);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isUniqueViolation, loadMigrations, migrate, StoreConflictError, type Db, type Role } from '../../store/index.ts';
+import { isUniqueViolation, loadMigrations, migrate, StoreConflictError, type Db, type Role, type TurnCommit } from '../../store/index.ts';
 import { openPg } from '../../store/pg-driver.ts';
 import { openPglite } from '../../store/pglite-driver.ts';
 import { freshStore, type DriverName } from '../helpers/store.ts';
@@ -12,6 +12,18 @@ const iso = expect.stringMatching(ISO);
 
 /** The error a promise rejects with; fails the test if it resolves. */
 const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => { throw new Error('expected a rejection'); }, (err: unknown) => err);
+
+/** A turn commit with nothing but what a test names. */
+const turnOf = (t: Partial<TurnCommit> & Pick<TurnCommit, 'address' | 'expectedVersion' | 'fence' | 'snapshot'>): TurnCommit => ({
+  kind: 'account',
+  accountId: 'acc',
+  shard: 7,
+  events: [],
+  effects: { start: [], finish: [] },
+  timers: { arm: [], cancel: [] },
+  outbox: [],
+  ...t,
+});
 
 describe.each(drivers)('store conformance on %s', (driver) => {
   let store: Awaited<ReturnType<typeof freshStore>>;
@@ -69,8 +81,8 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     const page = await store.capabilities.list({ accountId, limit: 10, offset: 0 });
     expect(page.total).toBe(1);
     expect(page.items[0]).toMatchObject({ createdAt: iso, updatedAt: iso, activeVersion: 0, versions: [{ versionNumber: 1, createdAt: expiresAt }] });
-    expect(await store.snapshots.save({ address, kind: 'account', accountId, expectedVersion: 0, fence: { shard: 1, rev: 1 }, snapshot: {} })).toBe(1);
-    expect(await store.snapshots.load(address)).toMatchObject({ version: 1, leaseRev: 1 });
+    expect((await store.snapshots.commit(turnOf({ address, accountId, expectedVersion: 0, fence: { shard: 1, rev: 1 }, snapshot: {} }))).version).toBe(1);
+    expect(await store.snapshots.load(address)).toMatchObject({ version: 1, leaseRev: 1, eventSeq: 0 });
   });
 
   describe('accounts, principals and memberships', () => {
@@ -252,10 +264,10 @@ describe.each(drivers)('store conformance on %s', (driver) => {
       expect(alpha).toEqual({
         id: ids['a:alpha'], accountId: a, type: 'plugin', name: 'Alpha Search', namespace: 'alpha', description: 'finds 100% of things',
         logoUrl: '', activeVersion: 0, createdAt: iso, createdBy: by, updatedAt: iso, updatedBy: by,
-        versions: [v(1), v(2, { flag: false })],
+        versions: [v(1), v(2, { flag: false })].map((x) => ({ ...x, status: 'dormant', statusReason: null })),
       });
       expect(betax?.versions).toEqual([]);
-      expect((await list({ accountId: b })).items[0]?.versions).toEqual([v(1)]);
+      expect((await list({ accountId: b })).items[0]?.versions).toEqual([{ ...v(1), status: 'dormant', statusReason: null }]);
     });
 
     it('namespace is unique per account, and setActiveVersion is account-scoped', async () => {
@@ -282,16 +294,17 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     expect(rows[0]).toEqual({ n: '5', big: '9007199254740993' });
   });
 
-  describe('actor snapshots', () => {
+  describe('actor snapshots and what a turn records', () => {
     const snap = (n: number) => ({ value: { status: 'active' }, context: { n, list: [1, 'two', null], s: 'quote " and \\ back' } });
     const save = (address: string, expectedVersion: number, leaseRev: number, n = expectedVersion) =>
-      store.snapshots.save({ address, kind: 'account', accountId: 'acc', expectedVersion, fence: { shard: 7, rev: leaseRev }, snapshot: snap(n) });
+      store.snapshots.commit(turnOf({ address, expectedVersion, fence: { shard: 7, rev: leaseRev }, snapshot: snap(n) })).then((r) => r.version);
+    const remove = (address: string, expectedVersion: number, fence: { shard: number; rev: number } | null) => store.snapshots.commit(turnOf({ address, expectedVersion, fence, snapshot: null }));
 
     it('creates version 1 once, then fences by version', async () => {
       const address = `account/${randomUUID()}/s`;
       expect(await store.snapshots.load(address)).toBeNull();
       expect(await save(address, 0, 3)).toBe(1);
-      expect(await store.snapshots.load(address)).toEqual({ address, kind: 'account', accountId: 'acc', version: 1, leaseRev: 3, snapshot: snap(0) });
+      expect(await store.snapshots.load(address)).toEqual({ address, kind: 'account', accountId: 'acc', version: 1, leaseRev: 3, eventSeq: 0, snapshot: snap(0) });
       await expect(save(address, 0, 3, 99)).rejects.toBeInstanceOf(StoreConflictError);
       expect(await save(address, 1, 3)).toBe(2);
       await expect(save(address, 1, 3, 99)).rejects.toBeInstanceOf(StoreConflictError);
@@ -308,15 +321,15 @@ describe.each(drivers)('store conformance on %s', (driver) => {
       expect(await save(address, 2, 7)).toBe(3);
       expect(await store.snapshots.load(address)).toMatchObject({ version: 3, leaseRev: 7, snapshot: snap(2) });
       await expect(save(address, 3, 6, 99)).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.snapshots.remove(address, 3, { shard: 7, rev: 6 })).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.snapshots.remove(address, 2, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(remove(address, 3, { shard: 7, rev: 6 })).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(remove(address, 2, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
       expect(await store.snapshots.load(address)).toMatchObject({ version: 3 });
-      await store.snapshots.remove(address, 3, { shard: 7, rev: 7 });
+      await remove(address, 3, { shard: 7, rev: 7 });
       expect(await store.snapshots.load(address)).toBeNull();
-      await expect(store.snapshots.remove(address, 3, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(remove(address, 3, { shard: 7, rev: 7 })).rejects.toBeInstanceOf(StoreConflictError);
       const other = `account/${randomUUID()}/s`;
       await save(other, 0, 1);
-      await store.snapshots.remove(other, 1, { shard: 7, rev: 2 });
+      await remove(other, 1, { shard: 7, rev: 2 });
       expect(await store.snapshots.load(other)).toBeNull();
     });
 
@@ -325,17 +338,70 @@ describe.each(drivers)('store conformance on %s', (driver) => {
       await store.snapshots.raiseFence(42, 8);
       const fenced = (rev: number) => ({ shard: 42, rev });
       const a = `account/${randomUUID()}/f`;
-      await expect(store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 0, fence: fenced(9), snapshot: {} })).rejects.toBeInstanceOf(StoreConflictError);
-      expect(await store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 0, fence: fenced(10), snapshot: {} })).toBe(1);
+      const write = (expectedVersion: number, fence: { shard: number; rev: number } | null, snapshot: unknown = {}) => store.snapshots.commit(turnOf({ address: a, expectedVersion, fence, snapshot }));
+      await expect(write(0, fenced(9))).rejects.toBeInstanceOf(StoreConflictError);
+      expect((await write(0, fenced(10))).version).toBe(1);
       await store.snapshots.raiseFence(42, 12);
-      await expect(store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 1, fence: fenced(11), snapshot: {} })).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.snapshots.remove(a, 1, fenced(11))).rejects.toBeInstanceOf(StoreConflictError);
-      expect(await store.snapshots.save({ address: a, kind: 'account', accountId: 'acc', expectedVersion: 1, fence: null, snapshot: { n: 1 } })).toBe(2);
+      await expect(write(1, fenced(11))).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(remove(a, 1, fenced(11))).rejects.toBeInstanceOf(StoreConflictError);
+      expect((await write(1, null, { n: 1 })).version).toBe(2);
       expect(await store.snapshots.load(a)).toMatchObject({ version: 2, leaseRev: 10 });
+    });
+
+    it('a turn records its events (numbered per actor), effects, timers and messages with the snapshot, or nothing at all', async () => {
+      const address = `account/${randomUUID()}/r`;
+      const at = Date.UTC(2031, 0, 1);
+      const first = await store.snapshots.commit(
+        turnOf({
+          address,
+          expectedVersion: 0,
+          fence: { shard: 7, rev: 3 },
+          snapshot: snap(0),
+          events: [{ type: 'a.one', n: 1 }, { type: 'a.two' }],
+          effects: { start: [{ effectId: 'work', name: 'activate', key: `${address}#work@1`, input: { v: 1 } }], finish: [] },
+          timers: { arm: [{ key: 'expire', fireAt: at, event: { type: 'EXPIRE' } }], cancel: [] },
+          outbox: [{ target: 'account/x/y', event: { type: 'PING' } }],
+        }),
+      );
+      expect(first).toMatchObject({ version: 1, eventSeq: 2 });
+      expect(first.outboxIds).toHaveLength(1);
+      expect((await store.actorEvents.after(address, 0)).map((e) => [e.seq, e.event])).toEqual([[1, { type: 'a.one', n: 1 }], [2, { type: 'a.two' }]]);
+      expect(await store.effects.forAddress(address)).toEqual([{ address, effectId: 'work', name: 'activate', key: `${address}#work@1`, input: { v: 1 }, attempts: 1 }]);
+      expect(await store.effects.retry(address, 'work')).toBe(2);
+      expect(await store.timers.listFor(address)).toEqual([{ address, key: 'expire', fireAt: at, event: { type: 'EXPIRE' } }]);
+      expect((await store.outbox.pending([7])).filter((m) => m.address === address)).toEqual([{ id: first.outboxIds[0], address, target: 'account/x/y', event: { type: 'PING' } }]);
+      expect((await store.outbox.pending([8])).filter((m) => m.address === address)).toEqual([]);
+
+      // A stale turn writes none of it.
+      await expect(
+        store.snapshots.commit(turnOf({ address, expectedVersion: 0, fence: { shard: 7, rev: 3 }, snapshot: snap(9), events: [{ type: 'lost' }], outbox: [{ target: 't', event: { type: 'LOST' } }] })),
+      ).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await store.actorEvents.after(address, 2)).toEqual([]);
+
+      const second = await store.snapshots.commit(
+        turnOf({ address, expectedVersion: 1, fence: { shard: 7, rev: 3 }, snapshot: snap(1), events: [{ type: 'a.three' }], effects: { start: [], finish: ['work'] }, timers: { arm: [], cancel: ['expire'] } }),
+      );
+      expect(second).toMatchObject({ version: 2, eventSeq: 3, outboxIds: [] });
+      expect(await store.effects.forAddress(address)).toEqual([]);
+      expect(await store.timers.listFor(address)).toEqual([]);
+      expect((await store.actorEvents.after(address, 1)).map((e) => e.seq)).toEqual([2, 3]);
+      expect(await store.effects.addresses([7])).not.toContain(address);
+      await store.outbox.remove(first.outboxIds[0]!);
+      expect((await store.outbox.pending(null)).filter((m) => m.address === address)).toEqual([]);
+
+      // The last turn of a finished actor removes its snapshot, effects and timers; its events stay in the journal.
+      await store.snapshots.commit(turnOf({ address, expectedVersion: 2, fence: { shard: 7, rev: 3 }, snapshot: snap(2), effects: { start: [{ effectId: 'w2', name: 'activate', key: 'k', input: null }], finish: [] }, timers: { arm: [{ key: 't', fireAt: at, event: { type: 'T' } }], cancel: [] } }));
+      const done = await store.snapshots.commit(turnOf({ address, expectedVersion: 3, fence: { shard: 7, rev: 3 }, snapshot: null, events: [{ type: 'a.done' }] }));
+      expect(done.eventSeq).toBe(4);
+      expect(await store.snapshots.load(address)).toBeNull();
+      expect(await store.effects.forAddress(address)).toEqual([]);
+      expect(await store.timers.listFor(address)).toEqual([]);
+      expect((await store.actorEvents.after(address, 3)).map((e) => e.event)).toEqual([{ type: 'a.done' }]);
+      expect(await store.actorEvents.purgeBefore(new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(4);
     });
   });
 
-  it('timers: arm upserts, due is ordered by fire time, claim wins once, cancel', async () => {
+  it('timers: arm upserts, due is ordered by fire time, claim wins once', async () => {
     const t0 = Date.UTC(2001, 0, 1); // earlier than any other timer of this store
     const [addr, other] = [`account/${randomUUID()}/t`, `account/${randomUUID()}/t`];
     const timer = (key: string, dt: number, type = key.toUpperCase()) => ({ address: addr, key, fireAt: t0 + dt, event: { type } });
@@ -358,15 +424,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     expect((await store.timers.listFor(addr)).map((t) => t.key)).toEqual(['a', 'c']);
     expect(await store.timers.claim({ address: addr, key: 'a', fireAt: t0 + 5000 })).toBe(true);
     expect(await store.timers.claim({ address: addr, key: 'missing', fireAt: t0 })).toBe(false);
-
-    await store.timers.arm(timer('d', 7000));
-    await store.timers.cancel(addr, 'c');
-    expect(await store.timers.listFor(addr)).toEqual([timer('d', 7000)]);
-    await store.timers.arm(timer('e', 8000));
-    await store.timers.cancelAll(addr);
-    expect(await store.timers.listFor(addr)).toEqual([]);
-    expect(await store.timers.listFor(other)).toHaveLength(1);
-    await store.timers.cancelAll(other);
+    for (const t of [...(await store.timers.listFor(addr)), ...(await store.timers.listFor(other))]) await store.timers.claim(t);
     expect(await store.timers.nextFireAt()).toBeNull();
   });
 

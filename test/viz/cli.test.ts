@@ -35,7 +35,7 @@ describe('platform viz export', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toContain('unknown machine "no-such-machine"');
-    expect(unknown.stderr).toContain('machines: device-session, account');
+    expect(unknown.stderr).toContain('machines: device-session, account, plugin-version, gateway');
 
     const format = await runCli(['viz', 'export', 'account', '--format', 'png'], {});
     expect(format.code).toBe(2);
@@ -43,6 +43,6 @@ describe('platform viz export', () => {
 
     const missing = await runCli(['viz', 'export'], {});
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('machines: device-session, account');
+    expect(missing.stderr).toContain('machines: device-session, account, plugin-version, gateway');
   });
 });

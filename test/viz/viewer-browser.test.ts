@@ -33,7 +33,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
 
       const nav = await page.goto(`http://api.localhost:${suite.p.port}/viz?machine=account`);
       expect(nav?.status()).toBe(200);
-      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version']);
+      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version', 'gateway']);
       expect(await page.locator('#chart svg').count()).toBe(1);
       expect(await highlighted(page)).toEqual([]);
 
@@ -69,6 +69,28 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
     } finally {
       await context.close();
       await suite.p.node.services.actors.ask(address, { type: 'RESUME' });
+    }
+  }, TIMEOUT);
+
+  it('follows a Gateway actor: an operator suspension shows live', async () => {
+    const demo = suite.p.node.demo!;
+    const gateway = (await suite.p.node.services.store.gateways.byHandle('demo'))!;
+    const context = await suite.browser.newContext();
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      await page.goto(`http://api.localhost:${suite.p.port}/viz`);
+      await page.fill('#api-key', demo.userKey);
+      await page.fill('#address', `gateway/${demo.accountId}/${gateway.id}`);
+      await page.click('#watch');
+      await expect.poll(() => page.getAttribute('#chart', 'data-machine')).toBe('gateway');
+      await expect.poll(() => highlighted(page)).toEqual(ids('Gateway', 'Gateway.active'));
+      await suite.p.node.services.admin.suspendGateway({ gateway: 'demo' });
+      await page.locator('#transitions tr.transition[data-event="SUSPEND"]').waitFor();
+      await expect.poll(() => highlighted(page)).toEqual(ids('Gateway', 'Gateway.suspended'));
+    } finally {
+      await context.close();
+      await suite.p.node.services.admin.resumeGateway({ gateway: 'demo' });
     }
   }, TIMEOUT);
 

@@ -1,0 +1,3 @@
+export { requestId } from './request-id.ts';
+export { routeHost, type HostRoute } from './host-router.ts';
+export { html, sendPage, escapeHtml, Html } from './html.ts';

@@ -1,0 +1,201 @@
+import { KINDS, type KindName } from '../actors/index.ts';
+import type { Store } from '../store/index.ts';
+import { createActorHost, shardOf, type ActorHost, type ActorKind, type ActorSystem, type EffectImpl } from './core/actor-host/index.ts';
+import { startClusterNode, type ClusterNode, type MemberInfo, type ShardManager } from './core/cluster/index.ts';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { availableParallelism } from 'node:os';
+import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
+import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
+import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
+import { createLocalBus, type Bus } from './core/bus/index.ts';
+import { systemClock, type Clock } from './core/clock/index.ts';
+import { urls, type PlatformConfig } from './core/config/index.ts';
+import { createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type DeviceFlow, type TokenSigner } from './identity/index.ts';
+import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
+import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
+import { createGatewayDirectory, createGatewayTokens, gatewayProjection, type GatewayDirectory, type GatewayTokens } from './gateways/index.ts';
+import { createAdmin, startHousekeeping, type Admin, type Housekeeping } from './operator/index.ts';
+import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './core/rate-limit/index.ts';
+
+/** Everything a surface needs from the runtime, built once per node by the composition root. */
+export interface Services {
+  config: PlatformConfig;
+  store: Store;
+  bus: Bus;
+  clock: Clock;
+  /** Actors by address, wherever they live (the local host on one node, the shard router in a cluster). */
+  actors: ActorSystem;
+  /** The actors hosted in this process. */
+  host: ActorHost;
+  /** Present when this node is a cluster member. */
+  cluster: ClusterNode | null;
+  signer: TokenSigner;
+  deviceFlow: DeviceFlow;
+  admin: Admin;
+  urls: ReturnType<typeof urls>;
+  lanes: LaneScheduler;
+  sandbox: Sandbox;
+  /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
+  invokeTool: InvokeTool;
+  /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
+  toolRegistry: ToolRegistry;
+  /** Each MCP gateway's own token signer and verifier. */
+  gatewayTokens: GatewayTokens;
+  /** MCP rate limits; shared by every node of a cluster through NATS. */
+  mcpLimiter: RateLimiter;
+  /** Accounts' billing state and per-node budget leases. */
+  billing: Billing;
+  /** Whether an account is suspended (every surface refuses a suspended account), kept current per node. */
+  accountStatus: AccountStatus;
+  /** This node's copy of every gateway it serves, kept current by the Gateway actors' events. */
+  gateways: GatewayDirectory;
+  /** Deletes expired sessions, codes, tickets and refresh tokens. */
+  housekeeping: Housekeeping;
+  close(): Promise<void>;
+}
+
+export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
+
+export interface ClusterJoin {
+  nc: NatsConnection;
+  cluster: string;
+  member: MemberInfo;
+  leaseMs: number;
+}
+
+export async function createServices(opts: {
+  config: PlatformConfig;
+  store: Store;
+  bus?: Bus;
+  clock?: Clock;
+  onError?: (err: unknown, context: string) => void;
+  /** Join a cluster over NATS (the bus must then be the NATS bus). */
+  cluster?: ClusterJoin;
+}): Promise<Services> {
+  const { config, store } = opts;
+  const clock = opts.clock ?? systemClock;
+  const bus = opts.bus ?? createLocalBus();
+  const u = urls(config);
+  const now = () => clock.now();
+  // Generated once per installation and shared by every node through the database.
+  const secret = await store.settings.getOrCreate(MANAGEMENT_JWT_SECRET_KEY, randomSecret());
+  const signer = createTokenSigner(secret, u.api, now);
+
+  // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
+  // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
+  const effectLanes = createLaneScheduler({ slots: 64, perTenantInFlight: 8, queueCap: 1024 });
+  const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'effectCost'>> = {
+    'device-session': { project: deviceSessionProjection },
+    account: {},
+    'plugin-version': { effects: { activate: activationEffect({ store, bus }) as EffectImpl }, project: pluginVersionProjection },
+    gateway: { project: gatewayProjection },
+  };
+  const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
+    kind,
+    logic: spec.machine,
+    ...('timers' in spec ? { timers: spec.timers as ActorKind['timers'] } : {}),
+    ...implementations[kind],
+  }));
+  let manager: ShardManager | null = null;
+  const host = createActorHost({
+    store,
+    kinds,
+    clock,
+    bus,
+    idleMs: config.actorIdleSeconds * 1000,
+    runInLane: (accountId, cost, job) => effectLanes.run(accountId, job, cost),
+    ...(opts.onError ? { onError: opts.onError } : {}),
+    ...(opts.cluster
+      ? {
+          fenceOf: (address: string) => manager?.fenceOf(shardOf(address)) ?? { shard: shardOf(address), rev: 0 },
+          owns: (address: string) => manager?.owns(shardOf(address)) ?? false,
+          ownedShards: () => manager?.ownedShards() ?? [],
+        }
+      : {}),
+  });
+  const cluster = opts.cluster
+    ? await startClusterNode({
+        ...opts.cluster,
+        bus,
+        host,
+        store,
+        onError: opts.onError ?? (() => {}),
+        bind: (m) => (manager = m),
+      })
+    : null;
+  const actors: ActorSystem = cluster ? cluster.router : host;
+  host.bindSystem(actors);
+  const deviceFlow = createDeviceFlow({
+    store,
+    actors,
+    signer,
+    now,
+    ttlSeconds: config.deviceCodeTtlSeconds,
+    intervalSeconds: config.devicePollIntervalSeconds,
+    verificationUri: `${u.api}/device`,
+  });
+  host.timers.start();
+  void host.resume();
+  // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
+  // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
+  // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
+  // node's main thread is not left idle, without ever taking the last thread.
+  const threads = Math.max(4, availableParallelism() + 2);
+  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
+  const sandbox = createSandbox({ threads });
+  const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
+  const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
+  const accountStatus = createAccountStatus({ actors, bus, now });
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry });
+  const gatewayTokens = createGatewayTokens(store, now);
+  // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
+  const gateways = createGatewayDirectory({
+    store,
+    bus,
+    now,
+    onChange: (view) => {
+      toolRegistry.invalidate({ kind: 'gateway', id: view.id, accountId: view.accountId });
+      gatewayTokens.forget(view.id);
+    },
+  });
+  const counter = opts.cluster ? natsCounter(opts.cluster.nc, opts.cluster.cluster, WINDOW_MS) : memoryCounter();
+  const mcpLimiter = createRateLimiter({ counter, now, limits: { request: config.mcpRequestRate, initialize: config.mcpInitializeRate }, onOutage: (err) => opts.onError?.(err, 'the MCP rate counter is unreachable; limits fail open until it answers') });
+  const housekeeping = startHousekeeping({ store, now, onError: (err) => opts.onError?.(err, 'housekeeping failed; it runs again at its next interval') });
+  return {
+    housekeeping,
+    lanes,
+    sandbox,
+    invokeTool,
+    toolRegistry,
+    gatewayTokens,
+    mcpLimiter,
+    billing,
+    accountStatus,
+    gateways,
+    config,
+    store,
+    bus,
+    clock,
+    actors,
+    host,
+    cluster,
+    signer,
+    deviceFlow,
+    admin,
+    urls: u,
+    async close() {
+      // Hand every shard off first (drain, release), so peers take over at once instead of after the lease.
+      housekeeping.stop();
+      // Unspent budget leases go back to their accounts while the actors can still take the refund.
+      await billing.release();
+      await cluster?.stop();
+      await host.stop();
+      await sandbox.close();
+      await counter.close();
+      gateways.close();
+      accountStatus.close();
+      await bus.close();
+    },
+  };
+}

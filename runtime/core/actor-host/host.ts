@@ -1,0 +1,492 @@
+import { createActor, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import { StoreConflictError, type Fence, type Repositories, type Store, type TurnCommit } from '../../../store/index.ts';
+import { systemClock, type Clock } from '../clock/index.ts';
+import type { Bus, Unsubscribe } from '../bus/index.ts';
+import { asPlatformError, isPlatformError, PlatformError } from '../errors/index.ts';
+import { SUBJECTS } from '../subjects/index.ts';
+import { parseAddress, shardOf } from './address.ts';
+import type { ActorSystem } from './actor-system.ts';
+import type { ActorEvent, ActorKind, ActorState, EffectImpl, TurnResult } from './kinds.ts';
+import { createTimerService, type TimerService } from './durable-timers.ts';
+import type { Transition } from './inspection.ts';
+import { activeEffects, EFFECT_DONE, EFFECT_FAILED, effectLogic } from './effect-logic.ts';
+import { createMailboxes } from './mailbox.ts';
+import { createOutbox } from './outbox.ts';
+
+/** Types of events machines emit that the host handles itself (see actors/effects.ts). */
+const TELL = '@platform.tell';
+const REPLY_PREFIX = 'reply.';
+
+export interface ActorHostOptions {
+  store: Pick<Store, 'snapshots' | 'timers' | 'effects' | 'outbox' | 'tx'>;
+  kinds: ActorKind[];
+  clock?: Clock;
+  /** Publishes what actors emit, their effects' progress and, while watched, their transitions. */
+  bus?: Bus;
+  /** Passivate an actor after this long without a turn (never while one of its effects runs). */
+  idleMs?: number;
+  /** The fence for writes of this address: its shard and the lease revision this node holds (null on a single node). */
+  fenceOf?: (address: string) => Fence | null;
+  /** Whether this node owns `address` now: fires its timers, resumes its effects, delivers its messages. */
+  owns?: (address: string) => boolean;
+  /** The shards this node owns (null: all of them, a single node). */
+  ownedShards?: () => number[] | null;
+  /** Runs an effect in its account's lane (the default runs it at once). */
+  runInLane?: <T>(accountId: string, cost: number, job: () => Promise<T>) => Promise<T>;
+  timerPollMs?: number;
+  /** How often unfinished effects and undelivered messages of owned shards are looked for. */
+  sweepMs?: number;
+  onError?: (err: unknown, context: string) => void;
+}
+
+export interface ActorHost extends ActorSystem {
+  /** Streams the transitions of one actor hosted here (the statechart viewer). */
+  inspect(address: string, listener: (t: Transition) => void): Unsubscribe;
+  readonly timers: TimerService;
+  /** Messages between actors go out through this system (the shard router in a cluster; the host by default). */
+  bindSystem(system: ActorSystem): void;
+  /** Resumes the unfinished effects and undelivered messages of the shards this node owns. */
+  resume(): Promise<void>;
+  activeCount(): number;
+  /** Persisted already after every turn, so passivation drops the in-memory actor and stops its effects here. */
+  passivateAll(): Promise<void>;
+  /** Passivates the active actors whose address matches, each after the turns already in its mailbox. */
+  passivateWhere(match: (address: string) => boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface Kind {
+  kind: string;
+  logic: AnyStateMachine;
+  timers: ActorKind['timers'];
+  effects: Record<string, EffectImpl>;
+  effectNames: ReadonlySet<string>;
+  costs: Record<string, number>;
+  project: ActorKind['project'];
+}
+
+interface Run {
+  key: string;
+  controller: AbortController;
+}
+
+interface Turn {
+  emitted: ({ type: string } & Record<string, unknown>)[];
+  started: Set<string>;
+}
+
+interface Entry {
+  address: string;
+  accountId: string;
+  shard: number;
+  kind: Kind;
+  actor: AnyActorRef;
+  version: number;
+  json: string;
+  seq: number;
+  state: ActorState | null;
+  armed: Map<string, number>;
+  /** Effects recorded in the store for this actor: what a commit diffs the snapshot's running effects against. */
+  recorded: Map<string, { name: string; key: string; input: unknown }>;
+  running: Map<string, Run>;
+  turn: Turn | null;
+  /** Effects announced while the actor was being restored (not in a turn): they are resumed, not started. */
+  resumed: string[];
+  idle: unknown;
+  failure: unknown;
+}
+
+const stateOf = (persisted: Record<string, unknown>, seq: number): ActorState => ({
+  status: persisted.status as ActorState['status'],
+  value: persisted.value,
+  context: persisted.context as Record<string, unknown>,
+  seq,
+});
+
+export function createActorHost(opts: ActorHostOptions): ActorHost {
+  const clock = opts.clock ?? systemClock;
+  const idleMs = opts.idleMs ?? 120_000;
+  const fenceOf = opts.fenceOf ?? (() => null);
+  const owns = opts.owns ?? (() => true);
+  const onError = opts.onError ?? (() => {});
+  const runInLane = opts.runInLane ?? ((_a, _c, job) => job());
+  const active = new Map<string, Entry>();
+  const bySystem = new WeakMap<object, Entry>();
+  const mailboxes = createMailboxes();
+  const listeners = new Map<string, Set<(t: Transition) => void>>();
+  const watched = new Map<string, number>();
+  let system: ActorSystem | null = null;
+
+  const kinds = new Map<string, Kind>();
+  for (const k of opts.kinds) {
+    const names = Object.keys((k.logic.implementations as { actors?: Record<string, unknown> }).actors ?? {});
+    const missing = names.filter((n) => !k.effects?.[n]);
+    if (missing.length) throw new PlatformError('PLT_EFFECT_UNDECLARED', `actor kind ${k.kind} names effects the runtime does not implement: ${missing.join(', ')}`);
+    const hooks = {
+      started(sys: object, effectId: string) {
+        const entry = bySystem.get(sys);
+        if (!entry) return;
+        if (entry.turn) entry.turn.started.add(effectId);
+        else entry.resumed.push(effectId);
+      },
+      // A child stopped in a turn needs nothing here: the commit diffs what runs against what was recorded.
+      stopped() {},
+    };
+    const logic = names.length ? k.logic.provide({ actors: Object.fromEntries(names.map((n) => [n, effectLogic(n, hooks)])) }) : k.logic;
+    kinds.set(k.kind, { kind: k.kind, logic, timers: k.timers, effects: k.effects ?? {}, effectNames: new Set(names), costs: k.effectCost ?? {}, project: k.project });
+  }
+
+  const outbox = createOutbox({ outbox: opts.store.outbox, system: () => system ?? host, onError });
+
+  function kindOf(address: string): Kind {
+    const k = kinds.get(parseAddress(address).kind);
+    if (!k) throw new PlatformError('PLT_ACTOR_UNKNOWN_KIND', `no actor kind ${JSON.stringify(parseAddress(address).kind)}`);
+    return k;
+  }
+
+  function start(address: string, kind: Kind, options: { snapshot?: unknown; input?: unknown }, version: number, seq: number): Entry {
+    const actor = createActor(kind.logic, options as never);
+    const entry: Entry = {
+      address,
+      accountId: parseAddress(address).accountId,
+      shard: shardOf(address),
+      kind,
+      actor,
+      version,
+      json: '',
+      seq,
+      state: null,
+      armed: new Map(),
+      recorded: new Map(),
+      running: new Map(),
+      turn: null,
+      resumed: [],
+      idle: undefined,
+      failure: undefined,
+    };
+    bySystem.set(actor.system, entry);
+    // Without an error observer XState rethrows a failing action asynchronously, which would end the process.
+    actor.subscribe({ error: (err) => (entry.failure = err) });
+    actor.on('*', (e: { type: string }) => entry.turn?.emitted.push(e as Turn['emitted'][number]));
+    return entry;
+  }
+
+  async function activate(address: string): Promise<Entry | null> {
+    const existing = active.get(address);
+    if (existing) return existing;
+    const kind = kindOf(address);
+    const stored = await opts.store.snapshots.load(address);
+    if (!stored) return null;
+    const entry = start(address, kind, { snapshot: stored.snapshot }, stored.version, stored.eventSeq);
+    entry.json = JSON.stringify(stored.snapshot);
+    entry.state = stateOf(stored.snapshot as Record<string, unknown>, stored.eventSeq);
+    if (kind.timers) for (const t of await opts.store.timers.listFor(address)) entry.armed.set(t.key, t.fireAt);
+    if (activeEffects(stored.snapshot as Record<string, unknown>, kind.effectNames).size) {
+      for (const r of await opts.store.effects.forAddress(address)) entry.recorded.set(r.effectId, { name: r.name, key: r.key, input: r.input });
+    }
+    entry.actor.start();
+    active.set(address, entry);
+    const resumed = entry.resumed.splice(0);
+    for (const id of resumed) await resumeRun(entry, id);
+    return entry;
+  }
+
+  async function resumeRun(entry: Entry, effectId: string) {
+    const rec = entry.recorded.get(effectId);
+    if (!rec || entry.running.has(effectId)) return;
+    const attempt = await opts.store.effects.retry(entry.address, effectId);
+    run(entry, effectId, rec, Math.max(attempt, 1));
+  }
+
+  /** Drops the in-memory actor; its effects stop running here (the next owner or activation resumes them). */
+  function deactivate(entry: Entry) {
+    clock.clearTimeout(entry.idle);
+    for (const r of entry.running.values()) r.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor stopped running on this node'));
+    entry.running.clear();
+    entry.actor.stop();
+    if (active.get(entry.address) === entry) active.delete(entry.address);
+  }
+
+  function touch(entry: Entry) {
+    clock.clearTimeout(entry.idle);
+    entry.idle = clock.setTimeout(
+      () =>
+        mailboxes
+          .enqueue(entry.address, async () => {
+            if (active.get(entry.address) !== entry) return;
+            // An actor whose effect runs is not idle: it is waiting for the outcome.
+            if (entry.running.size > 0) touch(entry);
+            else deactivate(entry);
+          })
+          .catch(() => {}),
+      idleMs,
+    );
+  }
+
+  function run(entry: Entry, effectId: string, rec: { name: string; key: string; input: unknown }, attempt: number) {
+    const impl = entry.kind.effects[rec.name]!;
+    const controller = new AbortController();
+    entry.running.set(effectId, { key: rec.key, controller });
+    const { address, accountId } = entry;
+    const ctx = {
+      signal: controller.signal,
+      key: rec.key,
+      address,
+      accountId,
+      attempt,
+      progress: (data: unknown) => opts.bus?.publish(SUBJECTS.actorProgress(address), { address, effect: effectId, data, at: clock.now() }),
+    };
+    const inLane = async (): Promise<unknown> => {
+      for (let wait = 50; ; wait = Math.min(wait * 2, 2_000)) {
+        try {
+          return await runInLane(accountId, entry.kind.costs[rec.name] ?? 1, () => impl(rec.input, ctx));
+        } catch (err) {
+          // A full lane is back pressure, not the effect's failure: wait for room.
+          if (!isPlatformError(err, 'PLT_LANE_OVERLOADED') || controller.signal.aborted) throw err;
+          await new Promise((r) => setTimeout(r, wait));
+        }
+      }
+    };
+    void inLane().then(
+      (output) => deliver(address, effectId, rec.key, { type: EFFECT_DONE, output: output ?? null }),
+      (err) => {
+        if (!controller.signal.aborted) return deliver(address, effectId, rec.key, { type: EFFECT_FAILED, error: asPlatformError(err).toWire() });
+      },
+    );
+  }
+
+  /** An effect's outcome, as a new turn; dropped when the effect was cancelled, restarted or moved meanwhile. */
+  function deliver(address: string, effectId: string, key: string, outcome: { type: string } & Record<string, unknown>) {
+    return mailboxes
+      .enqueue(address, async () => {
+        const entry = active.get(address);
+        if (!entry || entry.running.get(effectId)?.key !== key) return;
+        entry.running.delete(effectId);
+        const child = (entry.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[effectId];
+        if (!child) return;
+        entry.turn = { emitted: [], started: new Set() };
+        child.send(outcome);
+        try {
+          await commit(entry, { type: `${outcome.type}:${effectId}` });
+        } catch (err) {
+          // Another node owns the actor now: it runs the effect again and lands that outcome instead.
+          if (!(err instanceof StoreConflictError)) throw err;
+          deactivate(entry);
+        }
+      })
+      .catch((err) => onError(err, `outcome of effect ${effectId} of ${address}`));
+  }
+
+  function publishTransition(entry: Entry, event: { type: string }, state: ActorState) {
+    const local = listeners.get(entry.address);
+    const until = watched.get(entry.address);
+    if (!local?.size && !(until && until > clock.now())) return;
+    const t: Transition = { address: entry.address, event, value: state.value, status: state.status, context: state.context, version: entry.version, at: clock.now() };
+    for (const l of local ?? []) l(t);
+    if (until && until > clock.now()) opts.bus?.publish(SUBJECTS.inspectTransition(entry.address), t);
+  }
+
+  /** Persists what a turn did in one statement (or one transaction with the kind's projection), then acts on it. */
+  async function commit(entry: Entry, event: { type: string }): Promise<TurnResult> {
+    const turn = entry.turn ?? { emitted: [], started: new Set<string>() };
+    entry.turn = null;
+    if (entry.failure !== undefined || entry.actor.getSnapshot().status === 'error') {
+      deactivate(entry);
+      throw new PlatformError('PLT_ACTOR_FAILED', `actor ${entry.address} failed handling ${event.type}`, { cause: entry.failure });
+    }
+    const persisted = entry.actor.getPersistedSnapshot() as Record<string, unknown>;
+    const json = JSON.stringify(persisted);
+    const state = stateOf(persisted, entry.seq);
+    const done = state.status === 'done';
+    const replies = turn.emitted.filter((e) => e.type.startsWith(REPLY_PREFIX));
+    const tells = turn.emitted.filter((e) => e.type === TELL) as unknown as { to: string; event: { type: string } & Record<string, unknown> }[];
+    const journal = turn.emitted.filter((e) => e.type !== TELL && !e.type.startsWith(REPLY_PREFIX));
+    const running = done ? new Map<string, { name: string; input: unknown }>() : activeEffects(persisted, entry.kind.effectNames);
+    const nextVersion = entry.version + 1;
+    const started = [...running].filter(([id]) => !entry.recorded.has(id) || turn.started.has(id)).map(([effectId, e]) => ({ effectId, name: e.name, key: `${entry.address}#${effectId}@${nextVersion}`, input: e.input }));
+    const finished = [...entry.recorded.keys()].filter((id) => !running.has(id));
+    const wanted = done ? [] : (entry.kind.timers?.(state) ?? []);
+    const arm = wanted.filter((t) => entry.armed.get(t.key) !== t.at).map((t) => ({ key: t.key, fireAt: t.at, event: t.event }));
+    const cancel = [...entry.armed.keys()].filter((k) => !wanted.some((t) => t.key === k));
+    const unchanged = !done && entry.version > 0 && json === entry.json;
+    if (unchanged && !journal.length && !started.length && !finished.length && !arm.length && !cancel.length && !tells.length) {
+      publishTransition(entry, event, state);
+      touch(entry);
+      return { ...state, events: [], replies };
+    }
+    const c: TurnCommit = {
+      address: entry.address,
+      kind: entry.kind.kind,
+      accountId: entry.accountId,
+      shard: entry.shard,
+      expectedVersion: entry.version,
+      fence: fenceOf(entry.address),
+      snapshot: done ? null : persisted,
+      events: journal,
+      effects: { start: started, finish: finished },
+      timers: { arm, cancel },
+      outbox: tells.map((t) => ({ target: t.to, event: t.event })),
+    };
+    const project = entry.kind.project;
+    const result = project
+      ? await opts.store.tx(async (tx: Repositories) => {
+          const r = await tx.snapshots.commit(c);
+          await project(tx, { address: entry.address, state: done ? null : { ...state, seq: r.eventSeq }, previous: entry.state });
+          return r;
+        })
+      : await opts.store.snapshots.commit(c);
+    entry.version = result.version;
+    entry.json = json;
+    entry.seq = result.eventSeq;
+    const after: ActorState = { ...state, seq: result.eventSeq };
+    entry.state = after;
+    for (const id of finished) {
+      entry.recorded.delete(id);
+      entry.running.get(id)?.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the state that started this effect was left'));
+      entry.running.delete(id);
+    }
+    for (const t of arm) entry.armed.set(t.key, t.fireAt);
+    for (const k of cancel) entry.armed.delete(k);
+    if (arm.length) timers.notify(Math.min(...arm.map((t) => t.fireAt)));
+    const events: ActorEvent[] = journal.map((e, i) => ({ seq: result.eventSeq - journal.length + 1 + i, event: e }));
+    for (const e of events) opts.bus?.publish(SUBJECTS.actorEvents(entry.address), { address: entry.address, seq: e.seq, event: e.event, at: clock.now() });
+    if (result.outboxIds.length) outbox.send(result.outboxIds.map((id, i) => ({ id, address: entry.address, target: tells[i]!.to, event: tells[i]!.event })));
+    if (done) deactivate(entry);
+    else {
+      for (const s of started) {
+        const previous = entry.running.get(s.effectId);
+        // Left and entered again in one turn: the old run is cancelled, a new one starts with a new key.
+        if (previous) previous.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the effect was started again'));
+        entry.recorded.set(s.effectId, { name: s.name, key: s.key, input: s.input });
+        run(entry, s.effectId, s, 1);
+      }
+      touch(entry);
+    }
+    publishTransition(entry, event, after);
+    return { ...after, events, replies };
+  }
+
+  async function turn(address: string, event: { type: string }, retried = false): Promise<TurnResult> {
+    const entry = await activate(address);
+    if (!entry) throw new PlatformError('PLT_ACTOR_NOT_FOUND', `no actor at ${address}`);
+    entry.turn = { emitted: [], started: new Set() };
+    entry.actor.send(event);
+    try {
+      return await commit(entry, event);
+    } catch (err) {
+      if (!(err instanceof StoreConflictError)) throw err;
+      // Someone else wrote this actor since we loaded it: our copy is stale. Reload and replay the event once.
+      deactivate(entry);
+      if (retried) throw new PlatformError('PLT_ACTOR_CONFLICT', `concurrent writers on ${address}`, { cause: err });
+      return turn(address, event, true);
+    }
+  }
+
+  const timers = createTimerService({
+    timers: opts.store.timers,
+    clock,
+    pollMs: opts.timerPollMs ?? 5_000,
+    owns,
+    deliver: (address, key, event) =>
+      mailboxes
+        .enqueue(address, async () => {
+          // The row is gone (claimed): the state after this turn arms it again if it still wants it.
+          active.get(address)?.armed.delete(key);
+          return turn(address, event);
+        })
+        .then(() => {}),
+    onError,
+  });
+
+  let sweeping: Promise<void> | null = null;
+  async function sweep() {
+    const shards = opts.ownedShards?.() ?? null;
+    if (shards && shards.length === 0) return;
+    for (const address of await opts.store.effects.addresses(shards)) {
+      if (!owns(address)) continue;
+      void mailboxes
+        .enqueue(address, async () => {
+          const entry = active.get(address) ?? (await activate(address));
+          if (entry) for (const id of entry.recorded.keys()) await resumeRun(entry, id);
+        })
+        .catch((err) => onError(err, `resuming the effects of ${address}`));
+    }
+    const pending = (await opts.store.outbox.pending(shards)).filter((m) => owns(m.address));
+    outbox.send(pending as Parameters<typeof outbox.send>[0]);
+  }
+  const resume = () => (sweeping ??= sweep().catch((err) => onError(err, 'effects sweep')).finally(() => (sweeping = null)));
+  const sweepTimer = setInterval(() => void resume(), opts.sweepMs ?? 30_000);
+  sweepTimer.unref();
+
+  const unwatch = opts.bus?.subscribe(SUBJECTS.inspectWatch, (data) => {
+    const d = data as { address?: unknown; ttlMs?: unknown };
+    if (typeof d.address === 'string' && typeof d.ttlMs === 'number') watched.set(d.address, clock.now() + Math.min(d.ttlMs, 300_000));
+  });
+
+  async function passivateWhere(match: (address: string) => boolean) {
+    const addresses = [...new Set([...active.keys(), ...mailboxes.busy()])].filter(match);
+    await Promise.all(
+      addresses.map((a) =>
+        mailboxes
+          .enqueue(a, async () => {
+            const e = active.get(a);
+            if (e) deactivate(e);
+          })
+          .catch(() => {}),
+      ),
+    );
+  }
+
+  const host: ActorHost = {
+    timers,
+    create: (address, input) =>
+      mailboxes.enqueue(address, async () => {
+        const kind = kindOf(address);
+        if (active.has(address) || (await opts.store.snapshots.load(address))) throw new PlatformError('PLT_ACTOR_EXISTS', `an actor already lives at ${address}`);
+        const entry = start(address, kind, { input }, 0, 0);
+        entry.turn = { emitted: [], started: new Set() };
+        entry.actor.start();
+        active.set(address, entry);
+        try {
+          return await commit(entry, { type: 'xstate.init' });
+        } catch (err) {
+          deactivate(entry);
+          if (err instanceof StoreConflictError) throw new PlatformError('PLT_ACTOR_EXISTS', `an actor already lives at ${address}`);
+          throw err;
+        }
+      }),
+    ask: (address, event) => mailboxes.enqueue(address, () => turn(address, event)),
+    read: (address) =>
+      mailboxes.enqueue(address, async () => {
+        const entry = await activate(address);
+        if (!entry) return null;
+        touch(entry);
+        return stateOf(entry.actor.getPersistedSnapshot() as Record<string, unknown>, entry.seq);
+      }),
+    inspect(address, listener) {
+      let set = listeners.get(address);
+      if (!set) listeners.set(address, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(address);
+      };
+    },
+    bindSystem(s) {
+      system = s;
+    },
+    resume,
+    activeCount: () => active.size,
+    passivateAll: () => passivateWhere(() => true),
+    passivateWhere,
+    async stop() {
+      timers.stop();
+      clearInterval(sweepTimer);
+      unwatch?.();
+      await passivateWhere(() => true);
+      await mailboxes.drain();
+      mailboxes.stop();
+    },
+  };
+  return host;
+}

@@ -1,0 +1,11 @@
+/**
+ * Egress: the one module through which the platform reaches out on a tenant's behalf. Loopback, private,
+ * link-local, metadata and reserved addresses are refused (IPv4 inside IPv6 judged by its IPv4 address), both for
+ * literal addresses and for the addresses a name resolves to at connect time, so DNS rebinding cannot slip past.
+ */
+// @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
+import * as policy from './index.mjs';
+
+export const isForbiddenAddress: (address: string) => boolean = policy.isForbiddenAddress;
+export const isForbiddenName: (host: string) => boolean = policy.isForbiddenName;
+export const EGRESS_GUARD_URL: URL = policy.EGRESS_GUARD_URL;

@@ -1,0 +1,114 @@
+/**
+ * The registry of every error code of the platform: its kind (what each surface maps to its wire format), a default
+ * message and how to get past it. docs/errors.md lists the same codes (a test keeps the two equal). Codes are stable:
+ * clients match on them; a code is never reused for another meaning.
+ */
+export const ERROR_KINDS = ['invalid', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'too_large', 'rate_limited', 'overloaded', 'unavailable', 'internal'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export interface ErrorSpec {
+  kind: ErrorKind;
+  message: string;
+  fix: string;
+}
+
+const e = (kind: ErrorKind, message: string, fix: string): ErrorSpec => ({ kind, message, fix });
+
+export const ERRORS = {
+  // Platform-wide
+  PLT_INTERNAL: e('internal', 'internal error', 'Retry; report the x-request-id if it persists.'),
+  PLT_INVALID_TEXT: e('invalid', 'a text field holds a character the platform cannot store (NUL or invalid UTF-8)', 'Remove NUL characters and send valid UTF-8.'),
+  PLT_REMOTE_ERROR: e('internal', 'a node answered with an error of an unknown kind', 'Retry; check that every node of the cluster runs the same release.'),
+  PLT_ACCOUNT_SUSPENDED: e('forbidden', 'the account is suspended', 'Ask the operator to resume the account (`platform admin account resume`).'),
+
+  // Actor runtime
+  PLT_ACTOR_NOT_FOUND: e('not_found', 'no such actor', 'Check the address (`kind/accountId/id`); the actor may have finished.'),
+  PLT_ACTOR_EXISTS: e('conflict', 'an actor already lives at this address', 'Use a new id, or send events to the existing actor.'),
+  PLT_ACTOR_UNKNOWN_KIND: e('invalid', 'no actor kind of that name', 'Use a kind listed in actors/index.ts.'),
+  PLT_ACTOR_FAILED: e('internal', 'the actor failed while handling the event', 'Report it: a statechart action threw.'),
+  PLT_ACTOR_CONFLICT: e('unavailable', 'concurrent writers on one actor', 'Retry: the actor moved or was written elsewhere meanwhile.'),
+  PLT_ACTOR_HOST_STOPPED: e('unavailable', 'the actor host is stopping', 'Retry against another node.'),
+  PLT_ACTOR_UNAVAILABLE: e('unavailable', 'no owner answered in time', 'Retry shortly: the actor\'s shard is changing hands or its node is down.'),
+  PLT_SHARD_MOVING: e('unavailable', 'the shard is being handed off', 'Retry shortly.'),
+  PLT_EFFECT_UNDECLARED: e('internal', 'a statechart started an effect the runtime does not implement', 'Report it: every effect a machine names needs an implementation.'),
+  PLT_STORE_CONFLICT: e('conflict', 'a stale write was refused', 'Retry: the row changed since it was read.'),
+  PLT_LANE_OVERLOADED: e('overloaded', "the account's execution lane is full", 'Retry after a second, or send fewer calls at once.'),
+  BUS_NO_RESPONDERS: e('unavailable', 'no node serves the request', 'Retry shortly: nodes are starting or taking over.'),
+  BUS_TIMEOUT: e('unavailable', 'no answer over the bus in time', 'Retry shortly.'),
+  BUS_CLOSED: e('unavailable', 'the node is shutting down', 'Retry against another node.'),
+  BUS_REMOTE_ERROR: e('internal', 'a node answered with an error', 'Retry; report it if it persists.'),
+
+  // Edge (any surface, before a surface is chosen)
+  EDGE_UNKNOWN_HOST: e('not_found', 'no service at this host', 'Use api.<domain>, mcp-{handle}.<domain> or agent-{handle}.<domain>.'),
+  EDGE_STARTING: e('unavailable', 'the node is starting', 'Retry in a second.'),
+  EDGE_BAD_REQUEST: e('invalid', 'the HTTP request could not be parsed', 'Send a well-formed HTTP/1.1 request (one Host header, valid URL encoding, headers within 16 KiB).'),
+
+  // Management API
+  MGMT_CREDENTIAL_MISSING: e('unauthenticated', 'missing credential: send an API key or access token as Authorization: Bearer <credential> (or Authorization: ApiKey, API-Key, X-API-Key)', 'Send a credential header; cookies and query-string tokens are never read.'),
+  MGMT_CREDENTIAL_MALFORMED: e('unauthenticated', 'malformed credential: expected an API key (ak-...) or a device-flow access token (JWT)', 'Send the credential exactly as issued, after a supported scheme (Bearer or ApiKey).'),
+  MGMT_CREDENTIAL_INVALID: e('unauthenticated', 'invalid credential: the API key or access token was not accepted', 'Check the key or token; issue a new key with `platform admin key create` or log in again.'),
+  MGMT_CREDENTIAL_EXPIRED: e('unauthenticated', 'expired credential: the API key or access token has expired', 'Run `platform login` again (tokens last one hour) or use a key that has not expired.'),
+  MGMT_CREDENTIAL_REVOKED: e('unauthenticated', 'revoked credential: this API key has been revoked', 'Ask the operator for a new key.'),
+  MGMT_PRINCIPAL_INACTIVE: e('unauthenticated', 'invalid credential: its principal is disabled or no longer a member of the account', 'Ask the operator to restore the principal, or use another credential.'),
+  MGMT_FORBIDDEN: e('forbidden', 'forbidden: the caller lacks the authority this operation needs', 'Use a principal whose role grants the authority (see the roles table).'),
+  MGMT_INVALID_QUERY: e('invalid', 'invalid query parameter', 'Correct the parameter named in the message.'),
+  MGMT_INVALID_BODY: e('invalid', 'malformed request body', 'Send a JSON object with the documented fields.'),
+  MGMT_INVALID_PATH: e('invalid', 'invalid path parameter', 'Correct the path segment named in the message.'),
+  MGMT_CAPABILITY_NOT_FOUND: e('not_found', 'no such capability in this account', 'Check the capability id (`GET /v1/capabilities`).'),
+  MGMT_OAUTH_UNREDEEMABLE: e('invalid', 'the device code cannot be exchanged: it is pending, unknown, already used or expired, or the grant type is unsupported', 'Keep polling at the returned interval while the human decides; otherwise start a new device authorization.'),
+  MGMT_OAUTH_ACCESS_DENIED: e('forbidden', 'access denied: the user denied the authorization request', 'Start a new device authorization if the denial was a mistake.'),
+  MGMT_ROUTE_NOT_FOUND: e('not_found', 'no such route on the management API', 'Check the method and path against the API reference (`GET /v1/openapi.json`).'),
+  MGMT_ACTOR_NOT_FOUND: e('not_found', 'no such actor in this account', 'Check the actor address (`kind/accountId/id`); actors of other accounts are never visible.'),
+  MGMT_STATECHART_NOT_FOUND: e('not_found', 'no statechart of that kind', 'Use a machine listed on the `/viz` page or by `platform viz export`.'),
+  MGMT_BODY_TOO_LARGE: e('too_large', 'request body too large', 'Send a smaller body.'),
+  MGMT_UNSUPPORTED_MEDIA_TYPE: e('invalid', 'unsupported content type', 'Send application/json (or multipart/form-data for uploads).'),
+  MGMT_UNAVAILABLE: e('unavailable', 'the service is not ready', 'Retry shortly.'),
+
+  // Plugins: upload, admission, activation
+  PLUGIN_ARCHIVE_NOT_GZIP: e('invalid', 'unreadable archive: not gzip-compressed', 'Pack the plugin with `platform plugins pack` (an .npack is a gzip-compressed tar).'),
+  PLUGIN_ARCHIVE_NOT_TAR: e('invalid', 'unreadable archive: not a tar archive', 'Pack the plugin with `platform plugins pack`.'),
+  PLUGIN_ARCHIVE_TRUNCATED: e('invalid', 'unreadable archive: truncated', 'Upload the whole file again.'),
+  PLUGIN_ARCHIVE_TOO_LARGE: e('too_large', 'unreadable archive: it decompresses past the limit', 'Keep the decompressed archive under 64 MiB.'),
+  PLUGIN_ARCHIVE_TOO_MANY_ENTRIES: e('invalid', 'unreadable archive: too many entries', 'Pack only the component, platform.yaml, .env and .wit files.'),
+  PLUGIN_ARCHIVE_ENTRY_TOO_LARGE: e('too_large', 'unreadable archive: an entry is too large', 'Keep the component under 32 MiB and the other entries under their limits (platform.yaml 64 KiB, .env and each .wit 256 KiB).'),
+  PLUGIN_ARCHIVE_NO_WASM: e('invalid', 'the archive has no component', 'Add the *.wasm component to the archive.'),
+  PLUGIN_CONFIG_INVALID: e('invalid', 'invalid config', 'Fix platform.yaml at the paths the message names (schema_version "1.0").'),
+  PLUGIN_WASM_INVALID: e('invalid', 'failed WASM validation', 'Upload a Component Model binary that imports only the allowed WASI interfaces and exports a callable function.'),
+  PLUGIN_ADMISSION_TIMEOUT: e('invalid', 'the archive took too long to admit', 'Upload a smaller or simpler component.'),
+  PLUGIN_VERSION_NOT_FOUND: e('not_found', 'no such capability version in this account', 'Check the capability id and version number (`GET /v1/capabilities`).'),
+  ACTIVATION_NOT_ALLOWED: e('conflict', 'the version cannot be activated in its current state', 'Wait for an activation in progress to finish; an active version needs no activation.'),
+  ACTIVATION_FAILED: e('invalid', 'activation failed; the previously active version keeps serving', 'Read the reason (for example a memory limit below what the component needs at start) and upload a fixed version.'),
+
+  // Tools
+  TOOL_NOT_FOUND: e('not_found', 'no such tool', 'List the tools again: the name is unknown or not bound here.'),
+  TOOL_NOT_ACTIVE: e('conflict', 'the plugin has no activated version', 'Wait for the upload to activate, or activate a version.'),
+  TOOL_FORBIDDEN: e('forbidden', 'the caller may not run this tool', 'Use a principal with execute authority.'),
+  TOOL_INVALID_ARGUMENTS: e('invalid', 'the arguments do not match the tool\'s input schema', 'Send arguments that match the inputSchema of tools/list.'),
+  TOOL_NEEDS_ANCHOR: e('forbidden', 'this tool works in a workspace, and the caller has none', 'Sign in: anonymous callers have no workspace.'),
+  KV_LIMIT: e('too_large', "the plugin's key-value store is full", 'Delete keys: a plugin holds at most 64 MiB of keys and values.'),
+
+  // Gateways and accounts
+  GATEWAY_NOT_FOUND: e('not_found', 'no such gateway', 'Use the handle of an existing gateway.'),
+  GATEWAY_SUSPENDED: e('forbidden', 'the gateway is suspended by its operator', 'Ask the operator to resume it (`platform admin gateway resume`).'),
+  GATEWAY_RETIRED: e('not_found', 'the gateway is retired and serves nothing', 'Use another gateway; a retired gateway does not come back.'),
+
+  // Operator commands
+  ADMIN_INVALID: e('invalid', 'invalid operator command', 'Correct the option the message names.'),
+  ADMIN_NOT_FOUND: e('not_found', 'no such resource', 'Check the id or handle (`platform admin ... list`).'),
+  ADMIN_CONFLICT: e('conflict', 'already taken, or not possible in the current state', 'Use another handle or name, or check the resource\'s state.'),
+
+  // OAuth authorization servers of the MCP gateways (the wire `error` is the code without its prefix, lowercased)
+  OAUTH_INVALID_REQUEST: e('invalid', 'invalid_request', 'Send the parameters the message names.'),
+  OAUTH_INVALID_CLIENT: e('unauthenticated', 'invalid_client', 'Authenticate the client as it was registered.'),
+  OAUTH_INVALID_GRANT: e('invalid', 'invalid_grant', 'Start the authorization again: the code or refresh token is invalid, expired or used.'),
+  OAUTH_UNAUTHORIZED_CLIENT: e('invalid', 'unauthorized_client', 'Use a grant type the client was registered for.'),
+  OAUTH_UNSUPPORTED_GRANT_TYPE: e('invalid', 'unsupported_grant_type', 'Use authorization_code, refresh_token or client_credentials.'),
+  OAUTH_UNSUPPORTED_RESPONSE_TYPE: e('invalid', 'unsupported_response_type', 'Use response_type=code.'),
+  OAUTH_INVALID_SCOPE: e('invalid', 'invalid_scope', 'Ask for mcp and profile scopes only.'),
+  OAUTH_INVALID_TARGET: e('invalid', 'invalid_target', "Send the gateway's own origin as `resource`."),
+  OAUTH_ACCESS_DENIED: e('forbidden', 'access_denied', 'The user or the gateway refused; ask its operator.'),
+  OAUTH_INVALID_CLIENT_METADATA: e('invalid', 'invalid_client_metadata', 'Fix the registration metadata the message names.'),
+  OAUTH_INVALID_REDIRECT_URI: e('invalid', 'invalid_redirect_uri', 'Register https redirect URIs (or http on loopback).'),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,1 @@
+export { createLaneScheduler, type LaneOptions, type LaneScheduler, type LaneStats } from './lane-scheduler.ts';

@@ -1,0 +1,257 @@
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { FuncType } from '../wasm/index.ts';
+import { definedMemories } from '../wasm/index.ts';
+import { camel, fromGuest, toGuest } from './values.ts';
+
+export const WORKER_FILE = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+
+/** A compiled, ready-to-call version: its JS glue and its (memory-capped) core modules. */
+export interface LoadedArtifacts {
+  key: string;
+  glue: Uint8Array;
+  modules: Record<string, unknown>;
+  /** The component imports wasi:keyvalue, so its calls need a bridge to the tenant's store. */
+  usesKeyValue: boolean;
+  /** Memories each core module defines, and the version's memory limit in bytes (all memories together). */
+  memories: { perModule: Record<string, number>; limitBytes: number };
+}
+
+/** What one call may reach (deny by default; see worker-grants.mjs). */
+export interface SandboxGrants {
+  env: [string, string][];
+  /** wasi:config values. */
+  config: [string, string][];
+  /** wasi:http hosts (`api.example.com`, `*.example.com`, optionally `:port`). */
+  hosts: string[];
+  /** Filesystem rules over paths in the workspace (`fs://data/**`). */
+  fs: { uri: string; access: ('read' | 'write')[] }[];
+  /** The tenant's workspace directory on this node, preopened as the guest's `/` (null: no filesystem). */
+  workspace: string | null;
+  /** Operator switch for development: lets plugins reach loopback and private addresses. */
+  allowPrivate: boolean;
+}
+
+/** Serves wasi:keyvalue operations of one call from the tenant's store. */
+export type KeyValueHandler = (op: string, args: unknown[]) => Promise<unknown>;
+
+export interface CallOutput {
+  stdout: string;
+  stderr: string;
+  /** Output past the per-call cap was dropped. */
+  truncated: boolean;
+}
+
+export type InvokeOutcome = (
+  | { ok: true; value: unknown }
+  | { ok: false; kind: 'component-error'; payload: unknown; message: string }
+  | { ok: false; kind: 'timeout' | 'trap' | 'exit' | 'instantiate' | 'error'; message: string }
+) & { output?: CallOutput };
+
+interface WorkerReply {
+  ok: boolean;
+  value?: unknown;
+  kind?: string;
+  message?: string;
+  payload?: unknown;
+  output?: CallOutput;
+  missing?: boolean;
+}
+
+const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown } }).WebAssembly;
+
+/**
+ * Piscina worker threads that run plugin calls. A call past its timeout is aborted by terminating its worker (the
+ * only way to stop a wasm loop); Piscina replaces the worker and other calls go on. Wasm linear memory is capped in
+ * the modules themselves (see memory-cap.ts); the JS heap of each worker is capped here.
+ *
+ * The pool has a fixed size: the lanes hand out one slot per thread, so every slot must have a live worker behind
+ * it. A call that cost its worker (a timeout, a worker out of memory) returns only once the replacement is ready,
+ * so the tenant at fault holds its lane slot through the respawn and its neighbours never wait for one.
+ */
+export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
+  const threads = opts.threads ?? 2;
+  // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order. A call
+  // claims a worker's destruction only if one happened while it ran and nobody claimed it yet: a call refused
+  // without costing a worker (aborted while queued) must not wait, nor take another call's replacement.
+  const awaitingReplacement: (() => void)[] = [];
+  let destroyed = 0;
+  let unclaimedDestroys = 0;
+  // Workers start on the first call: a node that never runs a plugin spends nothing on them.
+  let piscina: Piscina | null = null;
+  // Resolves once every worker has loaded (a warm-up task each): calls are timed from then on, so the first calls
+  // after a start never spend their time limit on the workers' start-up.
+  let warm: Promise<unknown> = Promise.resolve();
+  const pool = () => {
+    if (piscina) return piscina;
+    piscina = new Piscina({
+      filename: WORKER_FILE,
+      minThreads: threads,
+      maxThreads: threads,
+      // Per-task timing histograms cost every call and nothing reads them (the lanes keep their own figures).
+      recordTiming: false,
+      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
+    });
+    piscina.on('workerCreate', () => awaitingReplacement.shift()?.());
+    piscina.on('workerDestroy', () => {
+      destroyed++;
+      unclaimedDestroys++;
+    });
+    const p = piscina;
+    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined)));
+    return piscina;
+  };
+  const replacement = (limitMs = 5_000) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      // Bounded: a pool being closed never replaces its workers.
+      const timer = setTimeout(() => {
+        const i = awaitingReplacement.indexOf(done);
+        if (i >= 0) awaitingReplacement.splice(i, 1);
+        resolve();
+      }, limitMs);
+      awaitingReplacement.push(done);
+    });
+  const compiled = new Map<string, LoadedArtifacts>();
+
+  return {
+    loaded: (key: string) => compiled.get(key),
+    /** Compiles the artifacts once per process (a compiled module is shared with workers without recompiling). */
+    load(key: string, files: Record<string, Uint8Array>): LoadedArtifacts {
+      let a = compiled.get(key);
+      if (!a) {
+        const modules: Record<string, unknown> = {};
+        const perModule: Record<string, number> = {};
+        let maxPages = 0;
+        for (const [name, bytes] of Object.entries(files)) {
+          if (!name.endsWith('.wasm')) continue;
+          modules[name] = new Wasm.Module(bytes);
+          const m = definedMemories(bytes);
+          perModule[name] = m.count;
+          maxPages = Math.max(maxPages, m.maxPages ?? 0);
+        }
+        const glue = files['plugin.js'];
+        if (!glue) throw new Error(`artifacts ${key} have no plugin.js`);
+        const usesKeyValue = Buffer.from(glue).includes('wasi:keyvalue/store');
+        // Every memory was capped at the version's limit when the version was activated (memory-cap.ts).
+        compiled.set(key, (a = { key, glue, modules, usesKeyValue, memories: { perModule, limitBytes: maxPages * 65536 } }));
+      }
+      return a;
+    },
+    async invoke(
+      a: LoadedArtifacts,
+      call: {
+        tenant: string;
+        export: string;
+        signature: FuncType;
+        args: Record<string, unknown>;
+        grants?: Partial<SandboxGrants>;
+        /** A stable key of `grants` (instances are cached per grants), when the caller has one at hand. */
+        grantsKey?: string;
+        timeoutMs: number;
+        keyValue?: KeyValueHandler;
+      },
+    ): Promise<InvokeOutcome> {
+      const [iface, func] = call.export.includes('#') ? (call.export.split('#') as [string, string]) : [null, call.export];
+      const args = call.signature.params.map(([name, t]) => toGuest(call.args[name] ?? null, t));
+      const grants: SandboxGrants = { env: [], config: [], hosts: [], fs: [], workspace: null, allowPrivate: false, ...call.grants };
+      const bridge = a.usesKeyValue && call.keyValue ? openBridge(call.keyValue) : null;
+      // Calls carry only the keys of the code and the grants; a worker that lacks either asks for them once.
+      const task = {
+        key: a.key,
+        iface,
+        func: camel(func),
+        args,
+        tenant: call.tenant,
+        grantsKey: call.grantsKey ?? createHash('sha256').update(JSON.stringify(grants)).digest('base64url'),
+        ...(bridge ? { bridge: { port: bridge.remote, flag: bridge.flag } } : {}),
+      };
+      pool();
+      await warm;
+      // A timer cleared on completion rather than AbortSignal.timeout, whose timers outlive the call.
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), call.timeoutMs);
+      const destroyedBefore = destroyed;
+      let reply: WorkerReply;
+      try {
+        const withCode = { ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants };
+        if (bridge) {
+          // The bridge's port moves with the task, so this call cannot be retried: send the code along.
+          reply = await pool().run(withCode, { signal: abort.signal, transferList: [bridge.remote] });
+        } else {
+          reply = await pool().run(task, { signal: abort.signal });
+          // A worker that has not seen this version yet asks for its compiled code, once.
+          if (reply.missing) reply = await pool().run(withCode, { signal: abort.signal });
+        }
+      } catch (err) {
+        // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
+        if (destroyed > destroyedBefore && unclaimedDestroys > 0) {
+          unclaimedDestroys--;
+          await replacement();
+        }
+        if ((err as Error).name === 'AbortError' || /abort/i.test((err as Error).message)) {
+          return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
+        }
+        return { ok: false, kind: 'trap', message: workerFailure(err as Error) };
+      } finally {
+        clearTimeout(timer);
+        bridge?.close();
+      }
+      const output = reply.output ? { output: reply.output } : {};
+      const result = call.signature.result;
+      if (reply.ok) {
+        if (result !== null && typeof result === 'object' && 'result' in result) {
+          return { ok: true, value: result.result.ok === null ? null : fromGuest(reply.value, result.result.ok), ...output };
+        }
+        return { ok: true, value: result === null ? null : fromGuest(reply.value, result), ...output };
+      }
+      if (reply.kind === 'component-error') {
+        const errType = result !== null && typeof result === 'object' && 'result' in result ? result.result.err : null;
+        const payload = errType === null ? null : fromGuest(reply.payload, errType);
+        return { ok: false, kind: 'component-error', payload, message: typeof payload === 'string' ? payload : JSON.stringify(payload), ...output };
+      }
+      return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed', ...output };
+    },
+    stats: () => ({ threads: piscina?.threads.length ?? 0, queued: piscina?.queueSize ?? 0, completed: piscina?.completed ?? 0 }),
+    close: async () => {
+      await piscina?.destroy();
+      piscina = null;
+    },
+  };
+}
+
+export type Sandbox = ReturnType<typeof createSandbox>;
+
+function workerFailure(err: Error & { code?: string }): string {
+  if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') return 'the call ran out of memory (the sandbox heap limit) and was stopped';
+  return err.message;
+}
+
+/**
+ * The main-thread end of a call's wasi:keyvalue bridge: the worker posts a request and blocks on `flag`; the reply
+ * is posted before the flag is raised, so the worker reads it synchronously off its port.
+ */
+function openBridge(handler: KeyValueHandler) {
+  const { port1, port2 } = new MessageChannel();
+  const flag = new SharedArrayBuffer(4);
+  const cell = new Int32Array(flag);
+  port1.on('message', (req: { op: string; args: unknown[] }) => {
+    handler(req.op, req.args).then(
+      (value) => port1.postMessage({ value }),
+      (err: unknown) => port1.postMessage({ error: err instanceof Error ? err.message : String(err) }),
+    ).finally(() => {
+      Atomics.store(cell, 0, 1);
+      Atomics.notify(cell, 0);
+    });
+  });
+  return {
+    remote: port2,
+    flag,
+    close: () => port1.close(),
+  };
+}

@@ -1,1 +1,0 @@
-export { createLaneScheduler, LaneOverloadError, type LaneOptions, type LaneScheduler, type LaneStats } from './lane-scheduler.ts';

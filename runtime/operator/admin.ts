@@ -1,0 +1,52 @@
+import type { Store } from '../../store/index.ts';
+import type { ActorSystem } from '../core/actor-host/index.ts';
+import type { Bus } from '../core/bus/index.ts';
+import { PlatformError } from '../core/errors/index.ts';
+import type { ToolRegistry } from '../tools/index.ts';
+import { createAccountAdmin } from './account-admin.ts';
+import { createGatewayAdmin } from './gateway-admin.ts';
+
+export { validateHandle } from './checks.ts';
+
+/**
+ * What the operator can do (the management API creates no accounts, principals, keys, gateways or agents): the
+ * account commands and the gateway commands, by one name.
+ */
+export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () => number; urls: { mcp(h: string): string; agent(h: string): string }; bus?: Bus; tools: ToolRegistry }) {
+  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps) };
+}
+
+export type Admin = ReturnType<typeof createAdmin>;
+
+/** Operator commands by name: the CLI runs them directly or sends `{command, params}` to a running node. */
+export const ADMIN_COMMANDS = {
+  'account.create': (a: Admin, p: any) => a.createAccount(p),
+  'account.suspend': (a: Admin, p: any) => a.suspendAccount(p),
+  'account.resume': (a: Admin, p: any) => a.resumeAccount(p),
+  'user.create': (a: Admin, p: any) => a.createUser(p),
+  'principal.create': (a: Admin, p: any) => a.createPrincipal(p),
+  'key.create': (a: Admin, p: any) => a.createKey(p),
+  'key.revoke': (a: Admin, p: any) => a.revokeKey(p),
+  'key.list': (a: Admin, p: any) => a.listKeys(p),
+  'gateway.create': (a: Admin, p: any) => a.createGateway(p),
+  'gateway.configure': (a: Admin, p: any) => a.configureGateway(p),
+  'gateway.suspend': (a: Admin, p: any) => a.suspendGateway(p),
+  'gateway.resume': (a: Admin, p: any) => a.resumeGateway(p),
+  'gateway.retire': (a: Admin, p: any) => a.retireGateway(p),
+  'gateway.rotate-key': (a: Admin, p: any) => a.rotateGatewayKey(p),
+  'agent.create': (a: Admin, p: any) => a.createAgent(p),
+  'budget.set': (a: Admin, p: any) => a.setBudget(p),
+  'gateway.bind': (a: Admin, p: any) => a.bindGateway(p),
+  'gateway.unbind': (a: Admin, p: any) => a.unbindGateway(p),
+  'gateway.list': (a: Admin, p: any) => a.listGateways(p),
+  'gateway.show': (a: Admin, p: any) => a.showGateway(p),
+  'gateway.client.create': (a: Admin, p: any) => a.createGatewayClient(p),
+} as const;
+
+export type AdminCommand = keyof typeof ADMIN_COMMANDS;
+
+export function runAdminCommand(admin: Admin, command: string, params: unknown): Promise<unknown> {
+  if (!Object.hasOwn(ADMIN_COMMANDS, command)) return Promise.reject(new PlatformError('ADMIN_INVALID', `unknown command ${JSON.stringify(command)}`));
+  if (typeof params !== 'object' || params === null) return Promise.reject(new PlatformError('ADMIN_INVALID', 'params must be an object'));
+  return ADMIN_COMMANDS[command as AdminCommand](admin, params);
+}

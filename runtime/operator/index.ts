@@ -1,0 +1,3 @@
+export * from './admin.ts';
+export * from './demo-seed.ts';
+export { startHousekeeping, HOUSEKEEPING_INTERVAL_MS, type Housekeeping } from './housekeeping.ts';
