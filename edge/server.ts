@@ -30,11 +30,27 @@ function capture(): { factory: FastifyServerFactory; handler: () => Handler } {
   };
 }
 
-function plainNotFound(req: IncomingMessage, res: ServerResponse, message: string) {
+const edgeBody = (category: string, code: string, message: string) => JSON.stringify({ category, code, message });
+
+/** An error written straight to a socket (before any request object exists), in the platform's JSON form. */
+function rawError(status: number, code: string, message: string): string {
+  const body = edgeBody('invalid_request', code, message);
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+function edgeError(req: IncomingMessage, res: ServerResponse, status: number, category: string, code: string, message: string) {
   // The body is read and dropped, so the connection stays usable for the client's next request.
   req.resume();
-  res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify({ category: 'not_found', code: 'EDGE_UNKNOWN_HOST', message }));
+  const body = edgeBody(category, code, message);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Two Host headers make the surface ambiguous (Node keeps the first): such a request is refused, never routed. */
+function hostCount(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') n++;
+  return n;
 }
 
 export interface Listener {
@@ -55,6 +71,13 @@ export async function listen(port: number, host: string): Promise<Listener> {
     res.end(JSON.stringify({ category: 'unavailable', code: 'EDGE_STARTING', message: 'the node is starting' }));
   };
   const server = http.createServer((req, res) => handler(req, res));
+  // Requests Node's parser refuses (malformed, headers past 16 KiB, a timeout) get the platform's JSON error too.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 431 ? 'the request line and headers are larger than 16 KiB' : status === 408 ? 'the request did not arrive in time' : 'the HTTP request could not be parsed';
+    socket.end(rawError(status, 'EDGE_BAD_REQUEST', reason));
+  });
   // A slow client cannot hold a socket for long before sending its headers.
   server.headersTimeout = 30_000;
   server.requestTimeout = 300_000;
@@ -91,11 +114,14 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
   const dispatch = (route: HostRoute, req: IncomingMessage, res: ServerResponse) => {
     if (route.surface === 'management') return managementHandler(req, res);
     if (route.surface === 'mcp') return mcpHandler(req, res);
-    return plainNotFound(req, res, `no service at host ${JSON.stringify(req.headers.host ?? '')}`);
+    return edgeError(req, res, 404, 'not_found', 'EDGE_UNKNOWN_HOST', `no service at host ${JSON.stringify(req.headers.host ?? '')}`);
   };
 
   const { server, port } = opts.listener;
-  opts.listener.attach((req, res) => dispatch(routeHost(req.headers.host, domain), req, res));
+  opts.listener.attach((req, res) => {
+    if (hostCount(req) > 1) return edgeError(req, res, 400, 'invalid_request', 'EDGE_BAD_REQUEST', 'the request has more than one Host header');
+    return dispatch(routeHost(req.headers.host, domain), req, res);
+  });
 
   return {
     server,

@@ -141,7 +141,7 @@ export async function createServices(opts: {
   // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
   // node's main thread is not left idle, without ever taking the last thread.
   const threads = Math.max(4, availableParallelism() + 2);
-  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: 256 });
+  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: config.laneQueue });
   const sandbox = createSandbox({ threads });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
   const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });

@@ -29,6 +29,26 @@ export class StoreConflictError extends Error {
   readonly code = 'PLT_STORE_CONFLICT';
 }
 
+/**
+ * Text the database cannot store or read as its type: NUL characters (22021), untranslatable characters in JSON
+ * (22P05), a value that is not of its column's form (22P02). Bad input, never a server error: its code is registered
+ * with kind `invalid`, so every surface answers it in its own 400-class format.
+ */
+export class StoreInputError extends Error {
+  override readonly name = 'StoreInputError';
+  readonly code = 'PLT_INVALID_TEXT';
+}
+
+const INPUT_STATES = new Set(['22021', '22P05', '22P02', '22001', '54000']);
+
+/** A driver error caused by the values sent, as StoreInputError; anything else as it was. */
+export function classifyDriverError(err: unknown): unknown {
+  const state = (err as { code?: unknown } | null)?.code;
+  if (typeof state !== 'string' || !INPUT_STATES.has(state)) return err;
+  const what = state === '22P02' ? 'a value is not of the form its field takes' : state === '22001' || state === '54000' ? 'a value is too long' : 'a text field holds a character the platform cannot store (NUL, or invalid UTF-8)';
+  return Object.assign(new StoreInputError(`invalid input: ${what}`), { cause: err });
+}
+
 /** A unique-violation from either driver (SQLSTATE 23505). */
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
+import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
 
 
 export interface PgOptions {
@@ -12,8 +12,12 @@ export interface PgOptions {
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const res = await client.query(sql, params as unknown[]);
-      return { rows: normalizeRows(res.rows as R[]), rowCount: res.rowCount ?? 0 };
+      try {
+        const res = await client.query(sql, params as unknown[]);
+        return { rows: normalizeRows(res.rows as R[]), rowCount: res.rowCount ?? 0 };
+      } catch (err) {
+        throw classifyDriverError(err);
+      }
     },
     async exec(sql: string): Promise<void> {
       await client.query(sql);

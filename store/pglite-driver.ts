@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
+import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
 
 /**
  * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
@@ -19,8 +19,12 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   type Conn = Pick<PGlite, 'query' | 'exec'>;
   const raw = (q: Conn): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const res = await q.query<R>(sql, params as unknown[]);
-      return { rows: normalizeRows(res.rows), rowCount: res.affectedRows ?? res.rows.length };
+      try {
+        const res = await q.query<R>(sql, params as unknown[]);
+        return { rows: normalizeRows(res.rows), rowCount: res.affectedRows ?? res.rows.length };
+      } catch (err) {
+        throw classifyDriverError(err);
+      }
     },
     async exec(sql: string): Promise<void> {
       await q.exec(sql);

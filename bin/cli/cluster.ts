@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connectNats, createNatsBus, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, distinctKeys, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
 const dec = new TextDecoder();
@@ -23,7 +23,7 @@ export async function clusterStatus(natsUrl: string, cluster: string): Promise<C
     const members = await readMembers(await kvm.open(membersBucket(cluster)));
     const kvShards = await kvm.open(shardsBucket(cluster));
     const shards: ClusterStatus['shards'] = [];
-    for await (const key of await kvShards.keys()) {
+    for (const key of await distinctKeys(kvShards)) {
       const e = await kvShards.get(key);
       if (!e || e.operation !== 'PUT') continue;
       const { owner } = JSON.parse(dec.decode(e.value)) as { owner: string };

@@ -4,9 +4,10 @@ import { html, sendPage, type Html } from '../http/index.ts';
 
 const TICKET = 'device-consent';
 
+/** The form's text fields; one that is not text, or holds a NUL, counts as not sent (the page asks again). */
 function form(fields: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields ?? {})) if (typeof v === 'string') out[k] = v;
+  for (const [k, v] of Object.entries(fields ?? {})) if (typeof v === 'string' && !v.includes('\0') && v.length <= 4096) out[k] = v;
   return out;
 }
 

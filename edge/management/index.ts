@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { Logger } from 'pino';
 import type { Services } from '../../runtime/index.ts';
@@ -13,6 +13,8 @@ import { operatorRoutes } from './operator-routes.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
 import { requestId } from '../http/index.ts';
+import { PlatformError } from '../../runtime/index.ts';
+import { managementError } from './errors.ts';
 
 export { CATEGORY_STATUS, managementError, type Category, type ManagementErrorBody } from './errors.ts';
 export { readCredential } from './credentials.ts';
@@ -37,6 +39,11 @@ export async function managementApp(opts: {
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
+    // A path that is not valid URL encoding, or a path segment past fastify's limit, is the API's own 400.
+    frameworkErrors: (err, _request, reply) => {
+      const { status, body } = managementError(new PlatformError('MGMT_INVALID_PATH', `invalid path: ${err.message}`));
+      return (reply as FastifyReply).code(status).send(body);
+    },
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, { limits: { fileSize: UPLOAD_BODY_LIMIT, files: 20, fields: 100, fieldSize: 64 * 1024 } });

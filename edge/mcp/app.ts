@@ -4,11 +4,11 @@ import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
 import { requestId, routeHost } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
-import { MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
+import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc, type Envelope } from './rpc.ts';
 import { BODY_LIMIT, isKnown, isModern, REQUEST_TIMEOUT_MS, SESSION_TTL_MS } from './protocol.ts';
 import { createToolMethods } from './methods.ts';
-import { SUBJECTS, ttlCache } from '../../runtime/index.ts';
+import { isPlatformError, SUBJECTS, ttlCache } from '../../runtime/index.ts';
 import type { McpSessionRecord } from '../../store/index.ts';
 
 declare module 'fastify' {
@@ -61,6 +61,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
+    frameworkErrors: (err, _request, reply) => sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', `Bad Request: ${err.message}`)),
   });
   // Sessions are checked on every request of the session era: kept per node for ten seconds (never past their
   // expiry); ending one drops it on every node.
@@ -104,9 +105,10 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
     if (err instanceof McpHttpError) return sendHttpError(reply, err);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendHttpError(reply, new McpHttpError('MCP_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (4 MiB)`));
-    if (err.statusCode && err.statusCode < 500) return sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', err.message));
-    request.log.error({ err }, 'mcp request failed');
-    return reply.code(500).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: RPC.INTERNAL_ERROR, message: 'internal error' } });
+    if (!isPlatformError(err) && err.statusCode && err.statusCode < 500) return sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', err.message));
+    const e = httpErrorOf(err);
+    if (e.code === 'MCP_INTERNAL') request.log.error({ err }, 'mcp request failed');
+    return sendHttpError(reply, e);
   });
   app.setNotFoundHandler((_request, reply) => sendHttpError(reply, new McpHttpError('MCP_METHOD_NOT_ALLOWED', 'use POST for MCP messages')));
 
@@ -144,7 +146,8 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     if (env.method === undefined && ('result' in env || 'error' in env)) return reply.code(202).send();
     if (typeof env.method !== 'string') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: method must be a string', {}, RPC.INVALID_REQUEST, undefined);
     if (!('id' in env)) return reply.code(202).send();
-    if (typeof env.id !== 'string' && typeof env.id !== 'number') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: id must be a string or a number', {}, RPC.INVALID_REQUEST);
+    // A number JSON cannot carry back (1e400 parses to Infinity) could not be echoed: refuse it rather than answer null.
+    if (typeof env.id !== 'string' && !(typeof env.id === 'number' && Number.isFinite(env.id))) throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: id must be a string or a finite number', {}, RPC.INVALID_REQUEST);
 
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));

@@ -39,7 +39,9 @@ export type McpErrorCode =
   | 'MCP_BILLING_UNAVAILABLE'
   | 'MCP_INITIALIZE_RATE_LIMITED'
   | 'MCP_TIMEOUT'
-  | 'MCP_BAD_REQUEST';
+  | 'MCP_BAD_REQUEST'
+  | 'MCP_UNAVAILABLE'
+  | 'MCP_INTERNAL';
 
 /** HTTP answers outside a JSON-RPC result: status and the JSON-RPC error code their body carries. */
 export const MCP_HTTP_ERRORS: Record<McpErrorCode, { status: number; rpc: number; fix: string }> = {
@@ -59,6 +61,8 @@ export const MCP_HTTP_ERRORS: Record<McpErrorCode, { status: number; rpc: number
   MCP_INITIALIZE_RATE_LIMITED: { status: 429, rpc: RPC.INVALID_REQUEST, fix: 'Wait for the next minute: initialize is limited to 60 per minute.' },
   MCP_TIMEOUT: { status: 504, rpc: RPC.INTERNAL_ERROR, fix: 'The request ran past 240 s; retry or split the work.' },
   MCP_BAD_REQUEST: { status: 400, rpc: RPC.INVALID_REQUEST, fix: 'Fix the request as the message says.' },
+  MCP_UNAVAILABLE: { status: 503, rpc: RPC.INTERNAL_ERROR, fix: 'Retry after the Retry-After seconds: a part of the platform is busy or moving.' },
+  MCP_INTERNAL: { status: 500, rpc: RPC.INTERNAL_ERROR, fix: 'Retry; report the x-request-id if it persists.' },
 };
 
 /** A failure answered with an HTTP status (before or instead of a JSON-RPC result). */
@@ -112,5 +116,24 @@ export function rpcErrorOf(err: unknown): RpcError {
       return new RpcError(RPC.INVALID_REQUEST, e.message, { code: e.code });
     default:
       return new RpcError(RPC.INTERNAL_ERROR, 'Internal error', { code: e.code });
+  }
+}
+
+/** A PlatformError raised outside a JSON-RPC answer (resolving the gateway, admission) as the HTTP error it becomes. */
+export function httpErrorOf(err: unknown): McpHttpError {
+  if (err instanceof McpHttpError) return err;
+  const e = asPlatformError(err);
+  switch (e.kind) {
+    case 'invalid':
+    case 'not_found':
+    case 'conflict':
+    case 'too_large':
+      return new McpHttpError('MCP_BAD_REQUEST', `Bad Request: ${e.message}`, {}, undefined, { code: e.code });
+    case 'overloaded':
+    case 'unavailable':
+    case 'rate_limited':
+      return new McpHttpError('MCP_UNAVAILABLE', e.message, { 'retry-after': String((e.data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 1) }, undefined, { code: e.code });
+    default:
+      return new McpHttpError('MCP_INTERNAL', 'internal error', {}, undefined, { code: e.code });
   }
 }

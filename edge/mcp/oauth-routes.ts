@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkResource, grantScope, oauthError as oauthFailure, oauthWireName, PlatformError, SCOPES, verifyPassword, type GatewayOAuth, type Services } from '../../runtime/index.ts';
+import { asPlatformError, checkResource, grantScope, oauthError as oauthFailure, oauthWireName, PlatformError, SCOPES, verifyPassword, type GatewayOAuth, type Services } from '../../runtime/index.ts';
 import type { ClientAuthMethod } from '../../store/index.ts';
 import { randomUUID } from 'node:crypto';
 import { html, sendPage, type Html } from '../http/index.ts';
@@ -52,9 +52,9 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 
 /** The OAuth wire form of an OAUTH_ error (RFC 6749 §5.2): `{error, error_description}`, 401 for client failures. */
 function oauthError(reply: FastifyReply, err: PlatformError) {
-  const status = err.kind === 'unauthenticated' ? 401 : err.kind === 'forbidden' ? 403 : 400;
+  const status = err.kind === 'unauthenticated' ? 401 : err.kind === 'forbidden' ? 403 : err.kind === 'internal' ? 500 : 400;
   if (status === 401) reply.header('www-authenticate', 'Basic realm="oauth"');
-  return noStore(reply).code(status).type('application/json').send({ error: oauthWireName(err.code), error_description: err.message });
+  return noStore(reply).code(status).type('application/json').send({ error: err.code.startsWith('OAUTH_') ? oauthWireName(err.code) : 'server_error', error_description: err.message });
 }
 
 const isOAuthError = (err: unknown): err is PlatformError => err instanceof PlatformError && err.code.startsWith('OAUTH_');
@@ -223,10 +223,17 @@ export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: S
     }
   }
 
+  // These routes answer in RFC 6749's format whatever fails: input the store cannot take is invalid_request.
+  const errorHandler = (err: Error, request: FastifyRequest, reply: FastifyReply) => {
+    const e = asPlatformError(err);
+    if (e.kind === 'internal') request.log.error({ err }, 'oauth request failed');
+    if (e.code.startsWith('OAUTH_')) return oauthError(reply, e);
+    return oauthError(reply, e.kind === 'internal' ? new PlatformError('PLT_INTERNAL', 'internal error') : oauthFailure('invalid_request', e.message));
+  };
   for (const prefix of ['/oauth', '']) {
-    app.get(`${prefix}/authorize`, authorize);
-    app.post(`${prefix}/authorize`, decide);
-    app.post(`${prefix}/token`, token);
-    app.post(`${prefix}/register`, register);
+    app.get(`${prefix}/authorize`, { errorHandler }, authorize);
+    app.post(`${prefix}/authorize`, { errorHandler }, decide);
+    app.post(`${prefix}/token`, { errorHandler }, token);
+    app.post(`${prefix}/register`, { errorHandler }, register);
   }
 }

@@ -36,6 +36,7 @@ export interface RpcOutcome {
 }
 
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Header values may be RFC 2047-style base64 (`=?base64?...?=`) when they are not plain ASCII. */
 function headerValue(req: FastifyRequest, name: string): string | undefined {
@@ -116,7 +117,8 @@ async function legacyEra(method: string, params: Record<string, unknown>, header
   }
   const sid = headerValue(d.request, 'mcp-session-id');
   if (!sid) throw new McpHttpError('MCP_SESSION_REQUIRED', 'Bad Request: Mcp-Session-Id header is required');
-  const session = await d.session(sid);
+  // Session ids are base64url: anything else names no session, and is never looked up.
+  const session = SESSION_ID_RE.test(sid) ? await d.session(sid) : null;
   // A session is bound to the caller who opened it: another caller holding the id learns nothing from it.
   if (!session || session.callerKey !== d.callerKey) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
   if (method === 'ping') return { result: {} };

@@ -84,9 +84,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
 
   async function heartbeat() {
     await kvMembers.put(nodeId, enc.encode(JSON.stringify(opts.member)));
-    const keys: string[] = [];
-    for await (const k of await kvMembers.keys()) keys.push(k);
-    members = keys.sort();
+    members = await distinctKeys(kvMembers);
   }
 
   async function renew(shard: number, h: Held) {
@@ -209,9 +207,19 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   return manager;
 }
 
+/**
+ * The distinct keys of a bucket. A key written while the listing runs (every member heartbeats, every owner renews)
+ * can be delivered twice by the server's consumer, so the listing is deduplicated.
+ */
+export async function distinctKeys(kv: KV): Promise<string[]> {
+  const keys = new Set<string>();
+  for await (const k of await kv.keys()) keys.add(k);
+  return [...keys].sort();
+}
+
 export async function readMembers(kv: KV): Promise<MemberInfo[]> {
   const out: MemberInfo[] = [];
-  for await (const k of await kv.keys()) {
+  for (const k of await distinctKeys(kv)) {
     const e = await kv.get(k);
     if (e && e.operation === 'PUT') out.push(JSON.parse(dec.decode(e.value)) as MemberInfo);
   }

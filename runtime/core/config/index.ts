@@ -28,6 +28,7 @@ export interface PlatformConfig {
   mcpCallPrice: number;
   mcpRequestRate: number;
   mcpInitializeRate: number;
+  laneQueue: number;
 }
 
 export interface Setting {
@@ -58,6 +59,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_MCP_CALL_PRICE', default: '1', description: 'Credits one MCP `tools/call` reserves from the account budget (0..1000000)' },
   { env: 'PLATFORM_MCP_REQUEST_RATE', default: '600', description: 'MCP tools/list + tools/call per minute per gateway per caller (the spec value; raise it only for load tests)' },
   { env: 'PLATFORM_MCP_INITIALIZE_RATE', default: '60', description: 'MCP initialize per minute per gateway per caller (the spec value; raise it only for load tests)' },
+  { env: 'PLATFORM_LANE_QUEUE', default: '256', description: "Calls an account may have waiting for the sandbox beyond those running; more are refused as overloaded (1..100000)" },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
 ];
 
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mcpCallPrice: int('PLATFORM_MCP_CALL_PRICE', 1, 0, 1_000_000),
     mcpRequestRate: int('PLATFORM_MCP_REQUEST_RATE', 600, 1, 1_000_000_000),
     mcpInitializeRate: int('PLATFORM_MCP_INITIALIZE_RATE', 60, 1, 1_000_000_000),
+    laneQueue: int('PLATFORM_LANE_QUEUE', 256, 1, 100_000),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
