@@ -137,6 +137,20 @@ describe.skipIf(!mustRun('cluster'))('a cluster of in-process nodes over NATS', 
     expect(events.map((e) => e.event.type)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? 'account.suspended' : 'account.resumed')));
   });
 
+  it('a gateway changed through one node is changed in every node\'s copy at once, by the actor\'s event', async () => {
+    const [a, b, c] = nodes as [PlatformNode, PlatformNode, PlatformNode];
+    const demo = a.demo!;
+    const g = await a.services.admin.createGateway({ account: demo.accountId, handle: 'everywhere', auth: 'private', presentation: 'direct' });
+    // Every node reads it once (each keeps a copy, trusted for 30 s without news).
+    for (const n of [b, c]) expect(await n.services.gateways.byHandle('everywhere')).toMatchObject({ id: g.id, status: 'active', configVersion: 1 });
+    await a.services.admin.suspendGateway({ gateway: g.id });
+    await a.services.admin.configureGateway({ gateway: 'everywhere', presentation: 'unified' });
+    for (const n of [b, c]) {
+      await until('the copy follows the actor', async () => (await n.services.gateways.byHandle('everywhere'))?.configVersion === 2, 3_000);
+      expect(await n.services.gateways.byHandle('everywhere')).toMatchObject({ status: 'suspended', presentationMode: 'unified', configVersion: 2 });
+    }
+  });
+
   it('durable timers fire once, on the owner', async () => {
     const [a] = nodes as [PlatformNode];
     const { id } = await a.services.admin.createAccount({ name: 'timed' });

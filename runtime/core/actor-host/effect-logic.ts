@@ -1,4 +1,6 @@
-import type { ActorLogic, ActorSystem as XStateSystem, AnyEventObject, Snapshot } from 'xstate';
+import type { ActorLogic, ActorSystem as XStateSystem, AnyEventObject, AnyStateMachine, Snapshot } from 'xstate';
+import { PlatformError } from '../errors/index.ts';
+import type { ActorKind, EffectImpl } from './kinds.ts';
 
 /** Events the host sends an effect's child actor to complete it (the parent then sees the invoke's done or error). */
 export const EFFECT_DONE = '@platform.effect.done';
@@ -46,6 +48,30 @@ export function activeEffects(persisted: Record<string, unknown>, effects: Reado
   const children = (persisted.children ?? {}) as Record<string, { src?: unknown; snapshot?: { status?: string; input?: unknown } }>;
   for (const [id, c] of Object.entries(children)) {
     if (typeof c.src === 'string' && effects.has(c.src) && c.snapshot?.status === 'active') out.set(id, { name: c.src, input: c.snapshot.input ?? null });
+  }
+  return out;
+}
+
+/** A kind as the host runs it: its machine with the host's effect logic provided for every effect it names. */
+export interface PreparedKind {
+  kind: string;
+  logic: AnyStateMachine;
+  timers: ActorKind['timers'];
+  effects: Record<string, EffectImpl>;
+  effectNames: ReadonlySet<string>;
+  costs: Record<string, number>;
+  project: ActorKind['project'];
+}
+
+/** Provides the host's effect logic to each kind's machine; a machine naming an effect with no implementation is refused. */
+export function prepareKinds(kinds: ActorKind[], hooks: EffectHooks): Map<string, PreparedKind> {
+  const out = new Map<string, PreparedKind>();
+  for (const k of kinds) {
+    const names = Object.keys((k.logic.implementations as { actors?: Record<string, unknown> }).actors ?? {});
+    const missing = names.filter((n) => !k.effects?.[n]);
+    if (missing.length) throw new PlatformError('PLT_EFFECT_UNDECLARED', `actor kind ${k.kind} names effects the runtime does not implement: ${missing.join(', ')}`);
+    const logic = names.length ? k.logic.provide({ actors: Object.fromEntries(names.map((n) => [n, effectLogic(n, hooks)])) }) : k.logic;
+    out.set(k.kind, { kind: k.kind, logic, timers: k.timers, effects: k.effects ?? {}, effectNames: new Set(names), costs: k.effectCost ?? {}, project: k.project });
   }
   return out;
 }

@@ -1,21 +1,20 @@
-import { createActor, type AnyActorRef, type AnyStateMachine } from 'xstate';
-import { StoreConflictError, type Fence, type Repositories, type Store, type TurnCommit } from '../../../store/index.ts';
+import { createActor, type AnyActorRef } from 'xstate';
+import { StoreConflictError, type Fence, type Repositories, type Store } from '../../../store/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Bus, Unsubscribe } from '../bus/index.ts';
-import { asPlatformError, isPlatformError, PlatformError } from '../errors/index.ts';
+import { PlatformError } from '../errors/index.ts';
 import { SUBJECTS } from '../subjects/index.ts';
 import { parseAddress, shardOf } from './address.ts';
 import type { ActorSystem } from './actor-system.ts';
-import type { ActorEvent, ActorKind, ActorState, EffectImpl, TurnResult } from './kinds.ts';
+import type { ActorEvent, ActorKind, ActorState, TurnResult } from './kinds.ts';
 import { createTimerService, type TimerService } from './durable-timers.ts';
 import type { Transition } from './inspection.ts';
-import { activeEffects, EFFECT_DONE, EFFECT_FAILED, effectLogic } from './effect-logic.ts';
+import { activeEffects, prepareKinds, type PreparedKind as Kind } from './effect-logic.ts';
+import { createEffectRunner, type EffectRecord, type EffectRun } from './effect-runs.ts';
+import { planTurn, stateOf } from './turn-plan.ts';
 import { createMailboxes } from './mailbox.ts';
 import { createOutbox } from './outbox.ts';
 
-/** Types of events machines emit that the host handles itself (see actors/effects.ts). */
-const TELL = '@platform.tell';
-const REPLY_PREFIX = 'reply.';
 
 export interface ActorHostOptions {
   store: Pick<Store, 'snapshots' | 'timers' | 'effects' | 'outbox' | 'tx'>;
@@ -55,21 +54,6 @@ export interface ActorHost extends ActorSystem {
   stop(): Promise<void>;
 }
 
-interface Kind {
-  kind: string;
-  logic: AnyStateMachine;
-  timers: ActorKind['timers'];
-  effects: Record<string, EffectImpl>;
-  effectNames: ReadonlySet<string>;
-  costs: Record<string, number>;
-  project: ActorKind['project'];
-}
-
-interface Run {
-  key: string;
-  controller: AbortController;
-}
-
 interface Turn {
   emitted: ({ type: string } & Record<string, unknown>)[];
   started: Set<string>;
@@ -88,7 +72,7 @@ interface Entry {
   armed: Map<string, number>;
   /** Effects recorded in the store for this actor: what a commit diffs the snapshot's running effects against. */
   recorded: Map<string, { name: string; key: string; input: unknown }>;
-  running: Map<string, Run>;
+  running: Map<string, EffectRun>;
   turn: Turn | null;
   /** Effects announced while the actor was being restored (not in a turn): they are resumed, not started. */
   resumed: string[];
@@ -96,12 +80,6 @@ interface Entry {
   failure: unknown;
 }
 
-const stateOf = (persisted: Record<string, unknown>, seq: number): ActorState => ({
-  status: persisted.status as ActorState['status'],
-  value: persisted.value,
-  context: persisted.context as Record<string, unknown>,
-  seq,
-});
 
 export function createActorHost(opts: ActorHostOptions): ActorHost {
   const clock = opts.clock ?? systemClock;
@@ -117,24 +95,16 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
   const watched = new Map<string, number>();
   let system: ActorSystem | null = null;
 
-  const kinds = new Map<string, Kind>();
-  for (const k of opts.kinds) {
-    const names = Object.keys((k.logic.implementations as { actors?: Record<string, unknown> }).actors ?? {});
-    const missing = names.filter((n) => !k.effects?.[n]);
-    if (missing.length) throw new PlatformError('PLT_EFFECT_UNDECLARED', `actor kind ${k.kind} names effects the runtime does not implement: ${missing.join(', ')}`);
-    const hooks = {
-      started(sys: object, effectId: string) {
-        const entry = bySystem.get(sys);
-        if (!entry) return;
-        if (entry.turn) entry.turn.started.add(effectId);
-        else entry.resumed.push(effectId);
-      },
-      // A child stopped in a turn needs nothing here: the commit diffs what runs against what was recorded.
-      stopped() {},
-    };
-    const logic = names.length ? k.logic.provide({ actors: Object.fromEntries(names.map((n) => [n, effectLogic(n, hooks)])) }) : k.logic;
-    kinds.set(k.kind, { kind: k.kind, logic, timers: k.timers, effects: k.effects ?? {}, effectNames: new Set(names), costs: k.effectCost ?? {}, project: k.project });
-  }
+  const kinds = prepareKinds(opts.kinds, {
+    started(sys, effectId) {
+      const entry = bySystem.get(sys);
+      if (!entry) return;
+      if (entry.turn) entry.turn.started.add(effectId);
+      else entry.resumed.push(effectId);
+    },
+    // A child stopped in a turn needs nothing here: the commit diffs what runs against what was recorded.
+    stopped() {},
+  });
 
   const outbox = createOutbox({ outbox: opts.store.outbox, system: () => system ?? host, onError });
 
@@ -223,37 +193,9 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     );
   }
 
-  function run(entry: Entry, effectId: string, rec: { name: string; key: string; input: unknown }, attempt: number) {
-    const impl = entry.kind.effects[rec.name]!;
-    const controller = new AbortController();
-    entry.running.set(effectId, { key: rec.key, controller });
-    const { address, accountId } = entry;
-    const ctx = {
-      signal: controller.signal,
-      key: rec.key,
-      address,
-      accountId,
-      attempt,
-      progress: (data: unknown) => opts.bus?.publish(SUBJECTS.actorProgress(address), { address, effect: effectId, data, at: clock.now() }),
-    };
-    const inLane = async (): Promise<unknown> => {
-      for (let wait = 50; ; wait = Math.min(wait * 2, 2_000)) {
-        try {
-          return await runInLane(accountId, entry.kind.costs[rec.name] ?? 1, () => impl(rec.input, ctx));
-        } catch (err) {
-          // A full lane is back pressure, not the effect's failure: wait for room.
-          if (!isPlatformError(err, 'PLT_LANE_OVERLOADED') || controller.signal.aborted) throw err;
-          await new Promise((r) => setTimeout(r, wait));
-        }
-      }
-    };
-    void inLane().then(
-      (output) => deliver(address, effectId, rec.key, { type: EFFECT_DONE, output: output ?? null }),
-      (err) => {
-        if (!controller.signal.aborted) return deliver(address, effectId, rec.key, { type: EFFECT_FAILED, error: asPlatformError(err).toWire() });
-      },
-    );
-  }
+  const runEffect = createEffectRunner({ runInLane, bus: opts.bus, clock, deliver: (address, effectId, key, outcome) => deliver(address, effectId, key, outcome) });
+  const run = (entry: Entry, effectId: string, rec: EffectRecord, attempt: number) =>
+    runEffect(entry, entry.kind.effects[rec.name]!, entry.kind.costs[rec.name] ?? 1, effectId, rec, attempt);
 
   /** An effect's outcome, as a new turn; dropped when the effect was cancelled, restarted or moved meanwhile. */
   function deliver(address: string, effectId: string, key: string, outcome: { type: string } & Record<string, unknown>) {
@@ -295,65 +237,40 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       throw new PlatformError('PLT_ACTOR_FAILED', `actor ${entry.address} failed handling ${event.type}`, { cause: entry.failure });
     }
     const persisted = entry.actor.getPersistedSnapshot() as Record<string, unknown>;
-    const json = JSON.stringify(persisted);
-    const state = stateOf(persisted, entry.seq);
-    const done = state.status === 'done';
-    const replies = turn.emitted.filter((e) => e.type.startsWith(REPLY_PREFIX));
-    const tells = turn.emitted.filter((e) => e.type === TELL) as unknown as { to: string; event: { type: string } & Record<string, unknown> }[];
-    const journal = turn.emitted.filter((e) => e.type !== TELL && !e.type.startsWith(REPLY_PREFIX));
-    const running = done ? new Map<string, { name: string; input: unknown }>() : activeEffects(persisted, entry.kind.effectNames);
-    const nextVersion = entry.version + 1;
-    const started = [...running].filter(([id]) => !entry.recorded.has(id) || turn.started.has(id)).map(([effectId, e]) => ({ effectId, name: e.name, key: `${entry.address}#${effectId}@${nextVersion}`, input: e.input }));
-    const finished = [...entry.recorded.keys()].filter((id) => !running.has(id));
-    const wanted = done ? [] : (entry.kind.timers?.(state) ?? []);
-    const arm = wanted.filter((t) => entry.armed.get(t.key) !== t.at).map((t) => ({ key: t.key, fireAt: t.at, event: t.event }));
-    const cancel = [...entry.armed.keys()].filter((k) => !wanted.some((t) => t.key === k));
-    const unchanged = !done && entry.version > 0 && json === entry.json;
-    if (unchanged && !journal.length && !started.length && !finished.length && !arm.length && !cancel.length && !tells.length) {
-      publishTransition(entry, event, state);
+    const plan = planTurn({ ...entry, kind: entry.kind.kind, effectNames: entry.kind.effectNames, timers: entry.kind.timers }, persisted, turn.emitted, turn.started, fenceOf(entry.address));
+    if (!plan.commit) {
+      publishTransition(entry, event, plan.state);
       touch(entry);
-      return { ...state, events: [], replies };
+      return { ...plan.state, events: [], replies: plan.replies };
     }
-    const c: TurnCommit = {
-      address: entry.address,
-      kind: entry.kind.kind,
-      accountId: entry.accountId,
-      shard: entry.shard,
-      expectedVersion: entry.version,
-      fence: fenceOf(entry.address),
-      snapshot: done ? null : persisted,
-      events: journal,
-      effects: { start: started, finish: finished },
-      timers: { arm, cancel },
-      outbox: tells.map((t) => ({ target: t.to, event: t.event })),
-    };
+    const c = plan.commit;
     const project = entry.kind.project;
     const result = project
       ? await opts.store.tx(async (tx: Repositories) => {
           const r = await tx.snapshots.commit(c);
-          await project(tx, { address: entry.address, state: done ? null : { ...state, seq: r.eventSeq }, previous: entry.state });
+          await project(tx, { address: entry.address, state: plan.done ? null : { ...plan.state, seq: r.eventSeq }, previous: entry.state });
           return r;
         })
       : await opts.store.snapshots.commit(c);
     entry.version = result.version;
-    entry.json = json;
+    entry.json = plan.json;
     entry.seq = result.eventSeq;
-    const after: ActorState = { ...state, seq: result.eventSeq };
+    const after: ActorState = { ...plan.state, seq: result.eventSeq };
     entry.state = after;
-    for (const id of finished) {
+    for (const id of plan.finished) {
       entry.recorded.delete(id);
       entry.running.get(id)?.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the state that started this effect was left'));
       entry.running.delete(id);
     }
-    for (const t of arm) entry.armed.set(t.key, t.fireAt);
-    for (const k of cancel) entry.armed.delete(k);
-    if (arm.length) timers.notify(Math.min(...arm.map((t) => t.fireAt)));
-    const events: ActorEvent[] = journal.map((e, i) => ({ seq: result.eventSeq - journal.length + 1 + i, event: e }));
+    for (const t of plan.arm) entry.armed.set(t.key, t.fireAt);
+    for (const k of plan.cancel) entry.armed.delete(k);
+    if (plan.arm.length) timers.notify(Math.min(...plan.arm.map((t) => t.fireAt)));
+    const events: ActorEvent[] = plan.journal.map((e, i) => ({ seq: result.eventSeq - plan.journal.length + 1 + i, event: e }));
     for (const e of events) opts.bus?.publish(SUBJECTS.actorEvents(entry.address), { address: entry.address, seq: e.seq, event: e.event, at: clock.now() });
-    if (result.outboxIds.length) outbox.send(result.outboxIds.map((id, i) => ({ id, address: entry.address, target: tells[i]!.to, event: tells[i]!.event })));
-    if (done) deactivate(entry);
+    if (result.outboxIds.length) outbox.send(result.outboxIds.map((id, i) => ({ id, address: entry.address, target: plan.tells[i]!.to, event: plan.tells[i]!.event })));
+    if (plan.done) deactivate(entry);
     else {
-      for (const s of started) {
+      for (const s of plan.started) {
         const previous = entry.running.get(s.effectId);
         // Left and entered again in one turn: the old run is cancelled, a new one starts with a new key.
         if (previous) previous.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the effect was started again'));
@@ -363,7 +280,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       touch(entry);
     }
     publishTransition(entry, event, after);
-    return { ...after, events, replies };
+    return { ...after, events, replies: plan.replies };
   }
 
   async function turn(address: string, event: { type: string }, retried = false): Promise<TurnResult> {
