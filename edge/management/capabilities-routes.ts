@@ -1,40 +1,11 @@
-import { PlatformError } from '../../runtime/index.ts';
-import type { FastifyInstance } from 'fastify';
-import type { CapabilityRecord, StoredCapabilityType } from '../../store/index.ts';
-import type { Services } from '../../runtime/index.ts';
+import { PlatformError, type Services } from '../../runtime/index.ts';
+import type { CapabilityRecord } from '../../store/index.ts';
 import { requireAuthority } from './auth.ts';
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-const MAX_OFFSET = 1_000_000;
-const TYPES = ['plugin', 'builtin', 'connector'] as const;
-
-type Query = Record<string, string | string[] | undefined>;
-
-function one(q: Query, name: string): string | undefined {
-  const v = q[name];
-  if (Array.isArray(v)) throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: give it once`);
-  return v;
-}
-
-function integer(q: Query, name: string, dflt: number, min: number, max: number): number {
-  const raw = one(q, name);
-  if (raw === undefined) return dflt;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
-  }
-  return Number(raw);
-}
-
-function text(q: Query, name: string, maxLength: number): string | undefined {
-  const raw = one(q, name);
-  if (raw === undefined || raw === '') return undefined;
-  if (raw.length > maxLength) throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter ${name}: at most ${maxLength} characters`);
-  return raw;
-}
+import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
+import { CapabilityList, CapabilityListQuery, CapabilityPath, DEFAULT_LIMIT, OneCapability, type CapabilityWire, type ManagementApp, type PluginVersionWire } from './schemas.ts';
 
 /** Wire shape of a plugin or connector capability (spec §2 Capability). */
-export function toWireCapability(c: CapabilityRecord) {
+export function toWireCapability(c: CapabilityRecord): CapabilityWire {
   return {
     id: c.id,
     account_id: c.accountId,
@@ -63,48 +34,71 @@ export function toWireCapability(c: CapabilityRecord) {
           tags: Array.isArray(v.metadata.tags) ? v.metadata.tags.map(String) : [],
           homepage: String(v.metadata.homepage ?? ''),
         },
-        permissions: v.permissions,
-        resources: v.resources,
+        // Stored as the admitted plugin config wrote them (the store keeps them as plain JSON).
+        permissions: v.permissions as PluginVersionWire['permissions'],
+        resources: v.resources as PluginVersionWire['resources'],
       })),
     },
     audit_info: { created_at: c.createdAt, created_by: c.createdBy, updated_at: c.updatedAt, updated_by: c.updatedBy },
   };
 }
 
-export function capabilitiesRoutes(app: FastifyInstance, services: Services) {
-  app.get('/v1/capabilities', { preHandler: requireAuthority(services, 'read') }, async (request) => {
-    const q = request.query as Query;
-    const limit = integer(q, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT);
-    const offset = integer(q, 'offset', 0, 0, MAX_OFFSET);
-    const type = one(q, 'type');
-    if (type !== undefined && !(TYPES as readonly string[]).includes(type)) {
-      throw new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter type=${JSON.stringify(type)}: expected plugin, builtin or connector`);
-    }
-    const namespace = text(q, 'namespace', 200);
-    const search = text(q, 'search', 200);
-    const accountId = request.caller!.accountId;
-    // Built-in capabilities join this list as each one ships; until then only stored plugins and connectors exist.
-    const { items, total } =
-      type === 'builtin'
-        ? { items: [], total: 0 }
-        : await services.store.capabilities.list({
-            accountId,
-            ...(type ? { type: type as StoredCapabilityType } : {}),
-            ...(namespace ? { namespace } : {}),
-            ...(search ? { search } : {}),
-            limit,
-            offset,
-          });
-    return { data: { capabilities: items.map(toWireCapability), total, limit, offset } };
-  });
+export function capabilitiesRoutes(app: ManagementApp, services: Services) {
+  app.get(
+    '/v1/capabilities',
+    {
+      // Who is asking is settled before what is asked: a caller without a credential learns nothing from validation.
+      preValidation: requireAuthority(services, 'read'),
+      schema: {
+        operationId: 'listCapabilities',
+        tags: ['capabilities'],
+        summary: 'List the capabilities of the account',
+        description: 'Plugins and connectors of the caller\'s account, one page at a time (read authority).',
+        security: CREDENTIAL,
+        querystring: CapabilityListQuery,
+        response: { 200: CapabilityList, ...errorResponses([400, 403, 500, 503]) },
+      },
+    },
+    async (request) => {
+      const { type, namespace, search, limit = DEFAULT_LIMIT, offset = 0 } = request.query;
+      const accountId = request.caller!.accountId;
+      // Built-in capabilities join this list as each one ships; until then only stored plugins and connectors exist.
+      const { items, total } =
+        type === 'builtin'
+          ? { items: [], total: 0 }
+          : await services.store.capabilities.list({
+              accountId,
+              ...(type ? { type } : {}),
+              ...(namespace ? { namespace } : {}),
+              ...(search ? { search } : {}),
+              limit,
+              offset,
+            });
+      return { data: { capabilities: items.map(toWireCapability), total, limit, offset } };
+    },
+  );
 
   // One capability by id (not shaped by the spec; what a client that uploaded follows until its version is active).
-  app.get('/v1/capabilities/:id', { preHandler: requireAuthority(services, 'read') }, async (request) => {
-    const { id } = request.params as { id: string };
-    const found = UUID_RE.test(id) ? await services.store.capabilities.get(request.caller!.accountId, id) : null;
-    if (!found) throw new PlatformError('MGMT_CAPABILITY_NOT_FOUND', `no capability ${id} in this account`);
-    return { data: toWireCapability(found) };
-  });
+  app.get(
+    '/v1/capabilities/:id',
+    {
+      preValidation: requireAuthority(services, 'read'),
+      config: { malformedPath: 'MGMT_CAPABILITY_NOT_FOUND' },
+      schema: {
+        operationId: 'getCapability',
+        tags: ['capabilities'],
+        summary: 'Read one capability',
+        description: 'Follow an upload until its version is `active` (read authority). An id that is not a UUID names no capability.',
+        security: CREDENTIAL,
+        params: CapabilityPath,
+        response: { 200: OneCapability, ...errorResponses([400, 403, 404, 500, 503], BAD_PATH) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const found = await services.store.capabilities.get(request.caller!.accountId, id);
+      if (!found) throw new PlatformError('MGMT_CAPABILITY_NOT_FOUND', `no capability ${id} in this account`);
+      return { data: toWireCapability(found) };
+    },
+  );
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,10 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { verifyPassword, type Services } from '../../runtime/index.ts';
 import { html, sendPage, type Html } from '../http/index.ts';
+import type { ManagementApp } from './schemas.ts';
 
 const TICKET = 'device-consent';
 
-/** The form's text fields; one that is not text, or holds a NUL, counts as not sent (the page asks again). */
+/**
+ * The form's text fields; one that is not text, or holds a NUL, counts as not sent (the page asks again). A page
+ * answers in HTML whatever it is sent, so its fields are read here rather than refused by a schema.
+ */
 function form(fields: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields ?? {})) if (typeof v === 'string' && !v.includes('\0') && v.length <= 4096) out[k] = v;
@@ -25,17 +28,18 @@ function signInForm(userCode: string, error?: string): Html {
 
 /**
  * The device-flow verification page. Sign-in state is carried by a short-lived signed ticket in a hidden field, not
- * a cookie: no surface of the platform reads cookies.
+ * a cookie: no surface of the platform reads cookies. Pages are for browsers, not part of the API's document.
  */
-export function devicePage(app: FastifyInstance, services: Services) {
+export function devicePage(app: ManagementApp, services: Services) {
   const { deviceFlow, signer, store } = services;
+  const page = { schema: { hide: true } };
 
-  app.get('/device', async (request, reply) => {
+  app.get('/device', page, async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     return sendPage(reply, 200, 'Connect a device', signInForm(typeof q.user_code === 'string' ? q.user_code : ''));
   });
 
-  app.post('/device', async (request, reply) => {
+  app.post('/device', page, async (request, reply) => {
     const f = form(request.body as Record<string, string>);
     const typed = f.user_code ?? '';
     const session = typed ? await deviceFlow.lookup(typed) : null;
@@ -65,7 +69,7 @@ export function devicePage(app: FastifyInstance, services: Services) {
     );
   });
 
-  app.post('/device/decision', async (request, reply) => {
+  app.post('/device/decision', page, async (request, reply) => {
     const f = form(request.body as Record<string, string>);
     const ticket = f.ticket ? await signer.verifyTicket(TICKET, f.ticket) : null;
     if (!ticket || (f.decision !== 'approve' && f.decision !== 'deny')) {

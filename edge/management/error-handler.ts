@@ -1,18 +1,34 @@
-import type { FastifyInstance } from 'fastify';
-import { PlatformError } from '../../runtime/index.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ERRORS, PlatformError, type ErrorCode } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 
-/** Fastify's own failures (parsing, limits, validation) as the platform's codes. */
-function fromFramework(error: { code?: string; statusCode?: number; message: string; validation?: unknown }, bodyLimit: number): PlatformError | null {
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What a path parameter that fails its schema answers on this route, when not `MGMT_INVALID_PATH`: an id that
+     * cannot exist names no resource, so routes of one resource answer their own not-found code.
+     */
+    malformedPath?: ErrorCode;
+  }
+}
+
+type FrameworkError = { code?: string; statusCode?: number; message: string; validation?: unknown; validationContext?: string };
+
+/** Fastify's own failures (parsing, limits, schema validation) as the platform's codes. */
+function fromFramework(error: FrameworkError, request: FastifyRequest, bodyLimit: number): PlatformError | null {
   if (error instanceof PlatformError) return error;
   const code = error.code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PlatformError('MGMT_BODY_TOO_LARGE', `request body too large: the limit is ${bodyLimit} bytes`);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new PlatformError('MGMT_UNSUPPORTED_MEDIA_TYPE', 'unsupported content type: send application/json');
   if (code === 'FST_ERR_VALIDATION' || error.validation) {
-    const where = (error as { validationContext?: string }).validationContext;
-    if (where === 'querystring') return new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter: ${error.message.replace(/^querystring\/?/, '')}`);
-    if (where === 'params') return new PlatformError('MGMT_INVALID_PATH', `invalid path parameter: ${error.message.replace(/^params\/?/, '')}`);
-    return new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${error.message.replace(/^body\/?/, '')}`);
+    // The message names the field (validation.ts describes the failure); this says which part of the request.
+    const where = error.validationContext;
+    if (where === 'querystring') return new PlatformError('MGMT_INVALID_QUERY', `invalid query parameter: ${error.message}`);
+    if (where === 'params') {
+      const answer = request.routeOptions.config.malformedPath ?? 'MGMT_INVALID_PATH';
+      return new PlatformError(answer, `${ERRORS[answer].message}: ${error.message}`);
+    }
+    return new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${error.message}`);
   }
   if (error.statusCode === 400 || code?.startsWith('FST_ERR_CTP_')) return new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${error.message}`);
   return null;
@@ -26,7 +42,7 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const { status, body, headers, error: e } = managementError(fromFramework(error as Error & { code?: string }, bodyLimit) ?? error);
+    const { status, body, headers, error: e } = managementError(fromFramework(error as Error & FrameworkError, request, bodyLimit) ?? error);
     if (e.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     for (const [k, v] of Object.entries(headers)) reply.header(k, v);
     // The client may still be sending the rest of an oversized body: close the connection so it stops.

@@ -1,3 +1,4 @@
+import { Type, type Static } from 'typebox';
 import { asPlatformError, type ErrorCode, type ErrorKind, type PlatformError } from '../../runtime/index.ts';
 
 /**
@@ -43,14 +44,22 @@ const CATEGORY_OF_CODE: Partial<Record<ErrorCode, Category>> = { MGMT_UNSUPPORTE
  */
 const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = { MGMT_OAUTH_UNREDEEMABLE: 'invalid_grant', MGMT_OAUTH_ACCESS_DENIED: 'access_denied' };
 
-export interface ManagementErrorBody {
-  category: Category;
-  code: ErrorCode;
-  message: string;
-  /** The problems of an invalid plugin config, one per path. */
-  problems?: string[];
-  error?: string;
-}
+/**
+ * The error body as a schema: the OpenAPI document's `ManagementError` component and the serializer of every error
+ * answer. It names every field `managementError` can send, since a response schema drops the fields it does not name.
+ */
+export const ManagementErrorSchema = Type.Object(
+  {
+    category: Type.Enum(Object.keys(CATEGORY_STATUS) as Category[], { description: 'Decides the HTTP status.' }),
+    code: Type.Unsafe<ErrorCode>(Type.String({ description: 'Stable error code; docs/errors.md lists every code with how to get past it.' })),
+    message: Type.String({ description: 'What went wrong, naming the parameter or field at fault.' }),
+    problems: Type.Optional(Type.Array(Type.String(), { description: 'The problems of an invalid plugin config, one per path.' })),
+    error: Type.Optional(Type.String({ description: 'OAuth error (`invalid_grant`, `access_denied`), on the device-flow token route only.' })),
+  },
+  { $id: 'ManagementError', description: 'Every error of the management API.' },
+);
+
+export type ManagementErrorBody = Static<typeof ManagementErrorSchema>;
 
 export function managementError(err: unknown): { status: number; body: ManagementErrorBody; headers: Record<string, string>; error: PlatformError } {
   const e = asPlatformError(err);

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
 import formbody from '@fastify/formbody';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Services } from '../../runtime/index.ts';
 import { capabilitiesRoutes } from './capabilities-routes.ts';
@@ -15,6 +16,8 @@ import { viewerPage } from './viewer-page.ts';
 import { requestId } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
+import { openApiRoute, registerOpenApi } from './openapi.ts';
+import { createValidatorCompiler, describeValidation } from './validation.ts';
 
 export { CATEGORY_STATUS, managementError, type Category, type ManagementErrorBody } from './errors.ts';
 export { readCredential } from './credentials.ts';
@@ -44,7 +47,11 @@ export async function managementApp(opts: {
       const { status, body } = managementError(new PlatformError('MGMT_INVALID_PATH', `invalid path: ${err.message}`));
       return (reply as FastifyReply).code(status).send(body);
     },
-  });
+    schemaErrorFormatter: describeValidation,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  // Requests are checked against the routes' schemas (schemas.ts), which also generate the OpenAPI document.
+  app.setValidatorCompiler(createValidatorCompiler());
+  await registerOpenApi(app, { apiUrl: opts.services.urls.api });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, { limits: { fileSize: UPLOAD_BODY_LIMIT, files: 20, fields: 100, fieldSize: 64 * 1024 } });
 
@@ -62,6 +69,7 @@ export async function managementApp(opts: {
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);
+  openApiRoute(app);
   await app.ready();
   return app;
 }

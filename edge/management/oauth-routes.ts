@@ -1,55 +1,71 @@
-import { PlatformError } from '../../runtime/index.ts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Services } from '../../runtime/index.ts';
+import { PlatformError, type Services } from '../../runtime/index.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses, NO_CREDENTIAL } from './openapi.ts';
+import { component, DeviceAuthorizationRequest, DeviceAuthorizationSchema, TokenRequest, TokenResponseSchema, type ManagementApp } from './schemas.ts';
 
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
-const CLIENT_ID_RE = /^[\x21-\x7e]{1,200}$/;
 
-function body(raw: unknown): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new PlatformError('MGMT_INVALID_BODY', 'malformed request: the body must be a JSON object');
-  }
-  return raw as Record<string, unknown>;
+/** OAuth answers are never cached, errors included (RFC 6749 §5.1). */
+async function noStore(_request: FastifyRequest, reply: FastifyReply) {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }
 
-function clientId(b: Record<string, unknown>): string {
-  const v = b.client_id;
-  if (typeof v !== 'string' || !CLIENT_ID_RE.test(v)) {
-    throw new PlatformError('MGMT_INVALID_BODY', 'malformed request: client_id must be a non-empty string of at most 200 visible characters');
-  }
-  return v;
-}
-
-const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+// OAuth clients send forms (RFC 6749); the platform CLI sends JSON. Both are read.
+const consumes = ['application/json', 'application/x-www-form-urlencoded'];
 
 /**
  * The two OAuth routes of the management host (device authorization grant). Their bodies are bare, not wrapped in
  * `data`. The host has no other OAuth route: no revocation, introspection or discovery document.
  */
-export function oauthRoutes(app: FastifyInstance, services: Services) {
-  app.post('/oauth/device/authorize', async (request, reply) => {
-    const b = body(request.body);
-    const session = await services.deviceFlow.start(clientId(b));
-    noStore(reply);
-    return session;
-  });
+export function oauthRoutes(app: ManagementApp, services: Services) {
+  app.post(
+    '/oauth/device/authorize',
+    {
+      onRequest: noStore,
+      schema: {
+        operationId: 'startDeviceAuthorization',
+        tags: ['oauth'],
+        summary: 'Start a device authorization',
+        description: 'The human approves at `verification_uri` with `user_code`; the client polls /oauth/token every `interval` seconds.',
+        security: NO_CREDENTIAL,
+        consumes,
+        body: DeviceAuthorizationRequest,
+        response: { 200: component(DeviceAuthorizationSchema), ...errorResponses([400, 413, 415, 500, 503]) },
+      },
+    },
+    async (request) => services.deviceFlow.start(request.body.client_id),
+  );
 
-  app.post('/oauth/token', async (request, reply) => {
-    const b = body(request.body);
-    noStore(reply);
-    if (typeof b.grant_type !== 'string' || b.grant_type === '') {
-      throw new PlatformError('MGMT_INVALID_BODY', 'malformed request: grant_type is required');
-    }
-    if (typeof b.code !== 'string' || b.code === '') {
-      throw new PlatformError('MGMT_INVALID_BODY', 'malformed request: code (the device_code from /oauth/device/authorize) is required and must not be empty');
-    }
-    const client = clientId(b);
-    // An unsupported grant answers exactly like an unknown code (spec §4.1: not distinguishable).
-    if (b.grant_type !== DEVICE_GRANT_TYPE) throw new PlatformError('MGMT_OAUTH_UNREDEEMABLE');
-    const result = await services.deviceFlow.redeem(b.code, client);
-    if (result.kind === 'denied') throw new PlatformError('MGMT_OAUTH_ACCESS_DENIED');
-    if (result.kind === 'unredeemable') throw new PlatformError('MGMT_OAUTH_UNREDEEMABLE');
-    const { kind: _kind, ...token } = result;
-    return token;
-  });
+  app.post(
+    '/oauth/token',
+    {
+      onRequest: noStore,
+      schema: {
+        operationId: 'exchangeDeviceCode',
+        tags: ['oauth'],
+        summary: 'Exchange an approved device code for an access token',
+        description: 'The token lasts 3600 s; there is no refresh: start the flow again, or use an API key.',
+        security: NO_CREDENTIAL,
+        consumes,
+        body: TokenRequest,
+        response: {
+          200: component(TokenResponseSchema),
+          ...errorResponses([400, 403, 413, 415, 500, 503], {
+            400: 'A malformed request (`MGMT_INVALID_BODY`), or a code that is pending, unknown, redeemed or expired, or an unsupported grant type, which are not told apart (`MGMT_OAUTH_UNREDEEMABLE`, `error: invalid_grant`).',
+            403: 'The human denied the request (`MGMT_OAUTH_ACCESS_DENIED`, `error: access_denied`); later polls answer 400.',
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { grant_type, code, client_id } = request.body;
+      // An unsupported grant answers exactly like an unknown code (spec §4.1: not distinguishable).
+      if (grant_type !== DEVICE_GRANT_TYPE) throw new PlatformError('MGMT_OAUTH_UNREDEEMABLE');
+      const result = await services.deviceFlow.redeem(code, client_id);
+      if (result.kind === 'denied') throw new PlatformError('MGMT_OAUTH_ACCESS_DENIED');
+      if (result.kind === 'unredeemable') throw new PlatformError('MGMT_OAUTH_UNREDEEMABLE');
+      const { kind: _kind, ...token } = result;
+      return token;
+    },
+  );
 }

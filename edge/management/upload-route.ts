@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { PlatformError, registerUpload, type Services } from '../../runtime/index.ts';
 import { requireAuthority } from './auth.ts';
+import { CREDENTIAL, errorResponses } from './openapi.ts';
+import { UploadForm, UploadResult, type ManagementApp } from './schemas.ts';
 
 /** Spec §8: the upload body is capped at 20 MB (decimal), answered 413 above it. */
 export const UPLOAD_BODY_LIMIT = 20_000_000;
@@ -13,12 +14,32 @@ function tooLarge() {
  * `POST /v1/capabilities/upload`: multipart/form-data with one file field `archive` (an `.npack`). An oversized
  * upload is refused from its declared length, or at the limit while it streams, never after buffering all of it.
  */
-export function uploadRoute(app: FastifyInstance, services: Services) {
+export function uploadRoute(app: ManagementApp, services: Services) {
   app.post(
     '/v1/capabilities/upload',
     {
       bodyLimit: UPLOAD_BODY_LIMIT,
-      preHandler: requireAuthority(services, 'write'),
+      preValidation: requireAuthority(services, 'write'),
+      // The form is read as it streams (below), so there is no parsed body to validate: the schema documents it.
+      validatorCompiler: () => () => true,
+      schema: {
+        operationId: 'uploadPlugin',
+        tags: ['capabilities'],
+        summary: 'Upload a plugin archive',
+        description:
+          'Registers the archive as the next version of its plugin (a new plugin the first time its name is seen); the version activates by itself (write authority). ' +
+          'The WASM must be a Component Model binary importing only allowed WASI interfaces and exporting a callable function; a `platform.yaml` must declare `schema_version: "1.0"`.',
+        security: CREDENTIAL,
+        consumes: ['multipart/form-data'],
+        body: UploadForm,
+        response: {
+          200: UploadResult,
+          ...errorResponses([400, 403, 413, 415, 500, 503], {
+            400: 'Missing `archive`, a file name not ending `.npack`, an empty file, an unreadable archive, an invalid config (`problems` lists each), or failed WASM validation.',
+            413: 'The body is above 20 MB.',
+          }),
+        },
+      },
       // A declared length over the limit is refused before a byte of the body is read.
       onRequest: async (request) => {
         const declared = Number(request.headers['content-length']);

@@ -1,7 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { isPlatformError, PlatformError, inlineSvg, isStatechartKind, parseAddress, PLATFORM_ACCOUNT, renderStatechart, statechartKinds, vizFrame, watchActor, type Caller, type Services, type VizFrame } from '../../runtime/index.ts';
 import { html, Html, sendPage } from '../http/index.ts';
 import { requireAuthority } from './auth.ts';
+import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
+import { Machine, MachinePath, WatchFrame, WatchRequest, type ManagementApp } from './schemas.ts';
 
 /**
  * The statechart viewer for operators: `GET /viz` draws any machine; its script follows one live actor through
@@ -148,9 +150,7 @@ function visibleTo(caller: Caller, accountId: string): boolean {
   return accountId === caller.accountId;
 }
 
-function watchedAddress(body: unknown): { address: string; kind: string; accountId: string } {
-  const address = (body as { address?: unknown } | null)?.address;
-  if (typeof address !== 'string' || address.length > 300) throw new PlatformError('MGMT_INVALID_BODY', 'malformed request body: expected {"address": "kind/accountId/id"}');
+function watchedAddress(address: string): { address: string; kind: string; accountId: string } {
   try {
     const { kind, accountId } = parseAddress(address);
     return { address, kind, accountId };
@@ -159,8 +159,9 @@ function watchedAddress(body: unknown): { address: string; kind: string; account
   }
 }
 
-export function viewerPage(app: FastifyInstance, services: Services, state: { draining: boolean }) {
-  app.get('/viz', async (request, reply) => {
+export function viewerPage(app: ManagementApp, services: Services, state: { draining: boolean }) {
+  // The page and its script are for browsers, not part of the API's document.
+  app.get('/viz', { schema: { hide: true } }, async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     const selected = typeof q.machine === 'string' && q.machine !== '' ? q.machine : null;
     if (selected !== null && !isStatechartKind(selected)) {
@@ -170,76 +171,111 @@ export function viewerPage(app: FastifyInstance, services: Services, state: { dr
     return sendViewer(reply, 200, page(selected, svg));
   });
 
-  app.get('/viz/app.js', async (_request, reply) =>
+  app.get('/viz/app.js', { schema: { hide: true } }, async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(APP_JS),
   );
 
-  app.get('/v1/viz/machines/:kind', { preHandler: requireAuthority(services, 'read') }, async (request) => {
-    const { kind } = request.params as { kind: string };
-    if (!isStatechartKind(kind)) throw new PlatformError('MGMT_STATECHART_NOT_FOUND', `no statechart of kind ${JSON.stringify(kind)}: expected one of ${statechartKinds().join(', ')}`);
-    const [svg, dot] = await Promise.all([renderStatechart(kind, 'svg'), renderStatechart(kind, 'dot')]);
-    return { data: { kind, svg: inlineSvg(svg!), dot } };
-  });
+  app.get(
+    '/v1/viz/machines/:kind',
+    {
+      preValidation: requireAuthority(services, 'read'),
+      config: { malformedPath: 'MGMT_STATECHART_NOT_FOUND' },
+      schema: {
+        operationId: 'getStatechart',
+        tags: ['viz'],
+        summary: 'Draw a statechart',
+        description: 'The SVG and Graphviz DOT of one of the platform\'s machines (read authority).',
+        security: CREDENTIAL,
+        params: MachinePath,
+        response: { 200: Machine, ...errorResponses([400, 403, 404, 500, 503], BAD_PATH) },
+      },
+    },
+    async (request) => {
+      const { kind } = request.params;
+      const [svg, dot] = await Promise.all([renderStatechart(kind, 'svg'), renderStatechart(kind, 'dot')]);
+      return { data: { kind, svg: inlineSvg(svg!), dot: dot! } };
+    },
+  );
 
-  app.post('/v1/viz/watch', { preHandler: requireAuthority(services, 'read') }, async (request, reply) => {
-    const { address, kind, accountId } = watchedAddress(request.body);
-    // Another tenant's actor answers exactly like a missing one, so that addresses cannot be probed.
-    if (!visibleTo(request.caller!, accountId) || !isStatechartKind(kind)) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
+  app.post(
+    '/v1/viz/watch',
+    {
+      preValidation: requireAuthority(services, 'read'),
+      schema: {
+        operationId: 'watchActor',
+        tags: ['viz'],
+        summary: 'Follow a live actor',
+        description:
+          'Server-Sent Events on the response: the current state first, then one frame per transition, until the actor reaches a final state (read authority). ' +
+          'Actors of other accounts answer like missing ones; platform actors are visible to owners and admins.',
+        security: CREDENTIAL,
+        body: WatchRequest,
+        response: {
+          200: { description: 'The event stream.', content: { 'text/event-stream': { schema: WatchFrame } } },
+          ...errorResponses([400, 403, 404, 413, 415, 500, 503], { 404: 'No such actor visible to the caller.' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { address, kind, accountId } = watchedAddress(request.body.address);
+      // Another tenant's actor answers exactly like a missing one, so that addresses cannot be probed.
+      if (!visibleTo(request.caller!, accountId) || !isStatechartKind(kind)) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
 
-    // Watch before reading, so that no transition can fall between the read and the subscription; what arrives
-    // before the first frame is written waits in `early`.
-    let send: ((f: VizFrame, last: boolean) => void) | null = null;
-    const early: [VizFrame, boolean][] = [];
-    const unwatch = watchActor(services.bus, address, (t) => {
-      // Frames carry the state value and the event type only: never the context or the event's payload.
-      const f = vizFrame(kind, address, t.value, t.at, t.event);
-      if (send) send(f, t.status === 'done');
-      else early.push([f, t.status === 'done']);
-    });
-    let current;
-    try {
-      current = await services.actors.read(address);
-    } catch (err) {
-      unwatch();
-      if (isPlatformError(err, 'PLT_ACTOR_NOT_FOUND') || isPlatformError(err, 'PLT_ACTOR_UNKNOWN_KIND')) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
-      if (isPlatformError(err, 'PLT_ACTOR_UNAVAILABLE')) throw new PlatformError('MGMT_UNAVAILABLE', `the actor is not reachable right now: ${err.message}`);
-      throw err;
-    }
-    if (!current) {
-      unwatch();
-      throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
-    }
+      // Watch before reading, so that no transition can fall between the read and the subscription; what arrives
+      // before the first frame is written waits in `early`.
+      let send: ((f: VizFrame, last: boolean) => void) | null = null;
+      const early: [VizFrame, boolean][] = [];
+      const unwatch = watchActor(services.bus, address, (t) => {
+        // Frames carry the state value and the event type only: never the context or the event's payload.
+        const f = vizFrame(kind, address, t.value, t.at, t.event);
+        if (send) send(f, t.status === 'done');
+        else early.push([f, t.status === 'done']);
+      });
+      let current;
+      try {
+        current = await services.actors.read(address);
+      } catch (err) {
+        unwatch();
+        if (isPlatformError(err, 'PLT_ACTOR_NOT_FOUND') || isPlatformError(err, 'PLT_ACTOR_UNKNOWN_KIND')) throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
+        if (isPlatformError(err, 'PLT_ACTOR_UNAVAILABLE')) throw new PlatformError('MGMT_UNAVAILABLE', `the actor is not reachable right now: ${err.message}`);
+        throw err;
+      }
+      if (!current) {
+        unwatch();
+        throw new PlatformError('MGMT_ACTOR_NOT_FOUND');
+      }
 
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-      'x-request-id': request.id,
-    });
-    let ticks = 0;
-    const timer = setInterval(() => {
-      // A graceful shutdown waits for open requests; a stream would hold it for the whole grace period.
-      if (state.draining) return res.end();
-      if ((ticks += 1000) % KEEPALIVE_MS === 0) res.write(': keep-alive\n\n');
-    }, 1000);
-    const finish = () => {
-      clearInterval(timer);
-      unwatch();
-    };
-    res.on('close', finish);
-    res.on('error', finish);
-    const write = (f: VizFrame, last: boolean) => {
-      if (res.writableEnded) return;
-      res.write(`data: ${JSON.stringify(f)}\n\n`);
-      // A final state ends the actor: nothing more can happen at this address.
-      if (last) res.end();
-    };
-    write(vizFrame(kind, address, current.value, services.clock.now()), false);
-    for (const [f, last] of early.splice(0)) write(f, last);
-    send = write;
-    request.log.info({ address }, 'statechart watch opened');
-    return reply;
-  });
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+        'x-request-id': request.id,
+      });
+      let ticks = 0;
+      const timer = setInterval(() => {
+        // A graceful shutdown waits for open requests; a stream would hold it for the whole grace period.
+        if (state.draining) return res.end();
+        if ((ticks += 1000) % KEEPALIVE_MS === 0) res.write(': keep-alive\n\n');
+      }, 1000);
+      const finish = () => {
+        clearInterval(timer);
+        unwatch();
+      };
+      res.on('close', finish);
+      res.on('error', finish);
+      const write = (f: VizFrame, last: boolean) => {
+        if (res.writableEnded) return;
+        res.write(`data: ${JSON.stringify(f)}\n\n`);
+        // A final state ends the actor: nothing more can happen at this address.
+        if (last) res.end();
+      };
+      write(vizFrame(kind, address, current.value, services.clock.now()), false);
+      for (const [f, last] of early.splice(0)) write(f, last);
+      send = write;
+      request.log.info({ address }, 'statechart watch opened');
+      return reply;
+    },
+  );
 }

@@ -5,7 +5,8 @@ import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index
 import { requestId, routeHost } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
-import { handleRpc, type Envelope } from './rpc.ts';
+import { handleRpc } from './rpc.ts';
+import { readEnvelope } from './schemas.ts';
 import { BODY_LIMIT, isKnown, isModern, REQUEST_TIMEOUT_MS, SESSION_TTL_MS } from './protocol.ts';
 import { createToolMethods } from './methods.ts';
 import { isPlatformError, SUBJECTS, ttlCache } from '../../runtime/index.ts';
@@ -138,16 +139,14 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     }
     const who = await admitted(request);
     if (!body.ok) throw new McpHttpError('MCP_BAD_REQUEST', 'Parse error: the body is not valid JSON', {}, RPC.PARSE_ERROR);
-    const message = body.value;
-    if (Array.isArray(message)) throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-11-25)', {}, RPC.INVALID_REQUEST);
-    const env = message as Envelope;
-    if (typeof env !== 'object' || env === null || env.jsonrpc !== '2.0') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: expected a JSON-RPC 2.0 message', {}, RPC.INVALID_REQUEST);
+    const inbound = readEnvelope(body.value);
     // Notifications and responses from the client need no answer.
-    if (env.method === undefined && ('result' in env || 'error' in env)) return reply.code(202).send();
-    if (typeof env.method !== 'string') throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: method must be a string', {}, RPC.INVALID_REQUEST, undefined);
-    if (!('id' in env)) return reply.code(202).send();
-    // A number JSON cannot carry back (1e400 parses to Infinity) could not be echoed: refuse it rather than answer null.
-    if (typeof env.id !== 'string' && !(typeof env.id === 'number' && Number.isFinite(env.id))) throw new McpHttpError('MCP_BAD_REQUEST', 'Invalid Request: id must be a string or a finite number', {}, RPC.INVALID_REQUEST);
+    if (inbound.kind === 'accepted') return reply.code(202).send();
+    if (inbound.kind === 'invalid') {
+      if (inbound.code === RPC.INVALID_PARAMS) return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: inbound.id, error: { code: inbound.code, message: inbound.message } });
+      throw new McpHttpError('MCP_BAD_REQUEST', inbound.message, {}, inbound.code);
+    }
+    const env = inbound.request;
 
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));

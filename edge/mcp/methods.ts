@@ -3,6 +3,7 @@ import { decideNonInteractive, effectiveMode, isPlatformError, metaTools, rankTo
 import type { McpGatewayContext, McpGuards } from './context.ts';
 import { RPC, RpcError, rpcErrorOf } from './errors.ts';
 import { CACHE_SCOPE, KNOWN_VERSIONS, LIST_TTL_MS, PAGE_SIZE, SERVER_INFO, SERVER_INFO_META } from './protocol.ts';
+import type { ParamsOf } from './schemas.ts';
 
 export interface CallScope {
   ctx: McpGatewayContext;
@@ -20,7 +21,7 @@ export interface MethodDeps {
 
 const AUTONOMY_META = 'dev.platform/autonomy';
 
-const unknownTool = (name: unknown) => new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${typeof name === 'string' ? name : JSON.stringify(name)}`);
+const unknownTool = (name: string) => new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`);
 
 /** An anonymous caller of a public gateway runs tools as the account's anonymous service identity. */
 const runAs = (scope: CallScope): Caller =>
@@ -30,9 +31,10 @@ function encodeCursor(offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 }
 
-function decodeCursor(cursor: unknown): number {
-  if (cursor === undefined || cursor === null) return 0;
-  if (typeof cursor !== 'string' || cursor.length > 200) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor');
+/** An offset from a cursor this list issued (the schema has made it a string when present). */
+function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  if (cursor.length > 200) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor');
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { o?: unknown };
     // Cursors are issued at page boundaries only.
@@ -122,7 +124,7 @@ export function createToolMethods(deps: MethodDeps) {
   }
 
   return {
-    async list(scope: CallScope, params: Record<string, unknown>) {
+    async list(scope: CallScope, params: ParamsOf<'tools/list'>) {
       const offset = decodeCursor(params.cursor);
       const { mode, tools } = await view(scope);
       const all = mode === 'direct' ? tools.map((t) => describe(scope, t)) : metaTools(mode).map((m) => ({ name: m.name, description: m.description, inputSchema: m.inputSchema }));
@@ -132,11 +134,8 @@ export function createToolMethods(deps: MethodDeps) {
       const next = offset + PAGE_SIZE < all.length ? { nextCursor: encodeCursor(offset + PAGE_SIZE) } : {};
       return { tools: page, ...next, ttlMs: LIST_TTL_MS, cacheScope: CACHE_SCOPE };
     },
-    async call(scope: CallScope, params: Record<string, unknown>) {
-      const name = params.name;
-      if (typeof name !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'tools/call needs params.name (a string)');
-      const args = params.arguments;
-      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) throw new RpcError(RPC.INVALID_PARAMS, 'params.arguments must be an object');
+    async call(scope: CallScope, params: ParamsOf<'tools/call'>) {
+      const { name, arguments: args } = params;
       const { mode, tools } = await view(scope);
       if (mode === 'direct') {
         const tool = tools.find((t) => t.name === name);
@@ -145,7 +144,7 @@ export function createToolMethods(deps: MethodDeps) {
       }
       // In Discovery and Unified modes only the meta-tools are callable; the tools behind them are reached through them.
       if (!metaTools(mode).some((m) => m.name === name)) throw unknownTool(name);
-      return meta(scope, tools, name, (args ?? {}) as Record<string, unknown>);
+      return meta(scope, tools, name, args ?? {});
     },
   };
 }

@@ -7,6 +7,7 @@ export const MODERN_VERSION = '2026-07-28';
 export const HEADERLESS_VERSION = '2025-03-26';
 
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+export const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 export const isKnown = (v: unknown): v is string => typeof v === 'string' && (KNOWN_VERSIONS as readonly string[]).includes(v);

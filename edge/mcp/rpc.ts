@@ -5,15 +5,7 @@ import type { McpGatewayContext, McpGuards } from './context.ts';
 import { McpHttpError, RPC, RpcError, rpcErrorOf } from './errors.ts';
 import { discoverResult, emptyList, initializeResult, type createToolMethods } from './methods.ts';
 import { FALLBACK_VERSION, isKnown, isModern, KNOWN_VERSIONS, MODERN_VERSION, negotiate, PROTOCOL_VERSION_META } from './protocol.ts';
-
-export interface Envelope {
-  jsonrpc: unknown;
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-  result?: unknown;
-  error?: unknown;
-}
+import { readParams, readStatelessMeta, type JsonRpcRequest, type Revision } from './schemas.ts';
 
 export interface RpcDeps {
   request: FastifyRequest;
@@ -35,7 +27,6 @@ export interface RpcOutcome {
   headers?: Record<string, string>;
 }
 
-const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 const SESSION_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Header values may be RFC 2047-style base64 (`=?base64?...?=`) when they are not plain ASCII. */
@@ -49,21 +40,21 @@ function headerValue(req: FastifyRequest, name: string): string | undefined {
 
 const fail = (e: RpcError): RpcOutcome => ({ error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}), status: e.status } });
 
-/** Answers one JSON-RPC request in its protocol era: sessions before 2026-07-28, stateless from it on. */
-export async function handleRpc(env: Envelope, d: RpcDeps): Promise<RpcOutcome> {
-  const method = env.method as string;
-  if (env.params !== undefined && (typeof env.params !== 'object' || env.params === null || Array.isArray(env.params))) {
-    return fail(new RpcError(RPC.INVALID_PARAMS, 'Invalid params: params must be an object', undefined, 400));
-  }
+/**
+ * Answers one JSON-RPC request (its envelope already checked by `readEnvelope`) in its protocol era: sessions before
+ * 2026-07-28, stateless from it on.
+ */
+export async function handleRpc(env: JsonRpcRequest, d: RpcDeps): Promise<RpcOutcome> {
+  const method = env.method;
   const params = (env.params ?? {}) as Record<string, unknown>;
-  const meta = (params._meta ?? undefined) as Record<string, unknown> | undefined;
+  // The envelope's schema has made `_meta` an object when present.
+  const meta = params._meta as Record<string, unknown> | undefined;
   const headerVersion = headerValue(d.request, 'mcp-protocol-version');
   // The version header names the era when present; without it, a body that carries the stateless revision's _meta
   // is a modern request missing its header (answered -32020 there), anything else is a session-era request.
-  const modern =
-    headerVersion !== undefined ? headerVersion >= MODERN_VERSION : meta !== undefined && meta[PROTOCOL_VERSION_META] !== undefined && method !== 'initialize';
+  const modern = headerVersion !== undefined ? headerVersion >= MODERN_VERSION : meta?.[PROTOCOL_VERSION_META] !== undefined && method !== 'initialize';
   try {
-    return modern ? await modernEra(method, params, meta, headerVersion, d) : await legacyEra(method, params, headerVersion, d);
+    return modern ? await modernEra(method, params, headerVersion, d) : await legacyEra(method, params, headerVersion, d);
   } catch (err) {
     // Transport-level refusals keep their HTTP status; everything else is answered in the envelope.
     if (err instanceof McpHttpError) throw err;
@@ -78,22 +69,28 @@ async function rateLimited(d: RpcDeps): Promise<void> {
   if (!r.ok) throw new RpcError(RPC.RATE_LIMITED, 'Rate limit exceeded: 600 requests per minute per caller on this gateway', { retryAfterSeconds: r.retryAfterSeconds });
 }
 
-async function tools(method: string, params: Record<string, unknown>, d: RpcDeps): Promise<unknown> {
-  await rateLimited(d);
+/** The methods both eras answer alike; their params are checked (per revision) before the rate is counted. */
+async function common(revision: Revision, method: string, params: Record<string, unknown>, d: RpcDeps): Promise<unknown | undefined> {
   const scope = { ctx: d.ctx, caller: d.caller, callerKey: d.callerKey, requestId: d.requestId };
-  return method === 'tools/list' ? d.methods.list(scope, params) : d.methods.call(scope, params);
-}
-
-async function common(method: string, params: Record<string, unknown>, d: RpcDeps): Promise<unknown | undefined> {
   switch (method) {
-    case 'tools/list':
-    case 'tools/call':
-      return tools(method, params, d);
+    case 'tools/list': {
+      const checked = readParams(revision, method, params);
+      await rateLimited(d);
+      return d.methods.list(scope, checked);
+    }
+    case 'tools/call': {
+      const checked = readParams(revision, method, params);
+      await rateLimited(d);
+      return d.methods.call(scope, checked);
+    }
     case 'resources/list':
+      readParams(revision, method, params);
       return emptyList('resources');
     case 'resources/templates/list':
+      readParams(revision, method, params);
       return emptyList('resourceTemplates');
     case 'prompts/list':
+      readParams(revision, method, params);
       return emptyList('prompts');
     case 'server/discover':
       return discoverResult();
@@ -104,9 +101,10 @@ async function common(method: string, params: Record<string, unknown>, d: RpcDep
 
 async function legacyEra(method: string, params: Record<string, unknown>, headerVersion: string | undefined, d: RpcDeps): Promise<RpcOutcome> {
   if (method === 'initialize') {
+    const { protocolVersion } = readParams('session', 'initialize', params);
     const limit = await d.guards.rate('initialize', d.ctx.gateway.id, d.callerKey);
     if (!limit.ok) throw new McpHttpError('MCP_INITIALIZE_RATE_LIMITED', 'Too many initialize requests: 60 per minute per caller on this gateway', { 'retry-after': String(limit.retryAfterSeconds) });
-    let version = negotiate(params.protocolVersion);
+    let version = negotiate(protocolVersion);
     // initialize belongs to the session era; a client asking for a stateless revision through it gets the fallback.
     if (isModern(version)) version = FALLBACK_VERSION;
     const session = await d.newSession(version);
@@ -122,19 +120,16 @@ async function legacyEra(method: string, params: Record<string, unknown>, header
   // A session is bound to the caller who opened it: another caller holding the id learns nothing from it.
   if (!session || session.callerKey !== d.callerKey) throw new McpHttpError('MCP_SESSION_NOT_FOUND', 'Session not found');
   if (method === 'ping') return { result: {} };
-  const result = await common(method, params, d);
+  const result = await common('session', method, params, d);
   if (result === undefined) throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
   return { result };
 }
 
-async function modernEra(method: string, params: Record<string, unknown>, meta: Record<string, unknown> | undefined, headerVersion: string | undefined, d: RpcDeps): Promise<RpcOutcome> {
-  const bodyVersion = meta?.[PROTOCOL_VERSION_META];
-  if (meta === undefined && headerVersion !== undefined && !isKnown(headerVersion)) {
+async function modernEra(method: string, params: Record<string, unknown>, headerVersion: string | undefined, d: RpcDeps): Promise<RpcOutcome> {
+  if (params._meta === undefined && headerVersion !== undefined && !isKnown(headerVersion)) {
     throw new RpcError(RPC.UNSUPPORTED_VERSION, `Unsupported protocol version: ${headerVersion}`, { supported: [...KNOWN_VERSIONS], requested: headerVersion }, 400);
   }
-  if (meta === undefined || typeof bodyVersion !== 'string' || typeof meta[CLIENT_CAPABILITIES_META] !== 'object' || meta[CLIENT_CAPABILITIES_META] === null) {
-    throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: _meta must carry "${PROTOCOL_VERSION_META}" and "${CLIENT_CAPABILITIES_META}"`, undefined, 400);
-  }
+  const { version: bodyVersion } = readStatelessMeta(params._meta);
   // A header that disagrees with the body is a mismatch whatever the versions; agreeing on an unknown one is -32022.
   if (headerVersion !== bodyVersion) {
     throw new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: MCP-Protocol-Version ${JSON.stringify(headerVersion ?? null)} does not match _meta ${JSON.stringify(bodyVersion)}`, undefined, 400);
@@ -149,7 +144,7 @@ async function modernEra(method: string, params: Record<string, unknown>, meta: 
   if (method === 'tools/call' && headerValue(d.request, 'mcp-name') !== params.name) {
     throw new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: Mcp-Name does not match params.name`, undefined, 400);
   }
-  const result = await common(method, params, d);
+  const result = await common('stateless', method, params, d);
   if (result === undefined) throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`, undefined, 404);
   return { result: { ...(result as Record<string, unknown>), resultType: 'complete' } };
 }

@@ -1,0 +1,65 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+
+/**
+ * The patterns the schemas use, each with how a value that fails it is described (Ajv would quote the expression).
+ * Text must not hold NUL: the store cannot keep it, and no name, search term or address needs it.
+ */
+export const PATTERNS = {
+  noNul: { pattern: '^[^\\u0000]*$', means: 'must not contain NUL characters' },
+  uuid: { pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', means: 'must be a UUID' },
+  clientId: { pattern: '^[\\x21-\\x7e]{1,200}$', means: 'must be 1 to 200 visible ASCII characters' },
+} as const;
+
+const MEANS = new Map<string, string>(Object.values(PATTERNS).map((p) => [p.pattern, p.means]));
+
+type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+
+/**
+ * The management routes' validators, one Ajv per part of the request. Query strings and path segments are text, so
+ * they are coerced to the declared types (`limit=20` is the integer 20, a repeated parameter is an array); a JSON
+ * body keeps its own types, so `"client_id": 42` is refused rather than read as the string "42" (fastify's single
+ * default Ajv coerces bodies too). Defaults are filled in, and fields a schema closes off are dropped.
+ */
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const make = (coerceTypes: Options['coerceTypes']) => {
+    const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false });
+    // A CommonJS module: its default import is the module object, which carries the plugin as `default`.
+    ajvFormats.default(ajv);
+    return ajv;
+  };
+  const text = make('array');
+  const parts: Record<HttpPart, Ajv> = { body: make(false), querystring: text, params: text, headers: text };
+  return ({ schema, httpPart }) => parts[(httpPart ?? 'body') as HttpPart].compile(schema as object);
+}
+
+/** `/specifications/0/name` as `specifications.0.name`; a missing property is named by itself. */
+function fieldOf(e: ErrorObject | FastifySchemaValidationError): string {
+  const path = e.instancePath.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const missing = (e.params as { missingProperty?: string }).missingProperty;
+  if (missing !== undefined) path.push(missing);
+  return path.join('.');
+}
+
+function complaint(e: ErrorObject | FastifySchemaValidationError): string {
+  const params = e.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
+  if (e.keyword === 'required') return 'is required';
+  if (e.keyword === 'enum') return `must be one of ${(params.allowedValues ?? []).map(String).join(', ')}`;
+  if (e.keyword === 'pattern') return MEANS.get(params.pattern ?? '') ?? e.message ?? 'has the wrong form';
+  if (e.keyword === 'format' && (e.params as { format?: string }).format === 'uuid') return PATTERNS.uuid.means;
+  if (e.keyword === 'minLength' && params.limit === 1) return 'must not be empty';
+  return e.message ?? `fails ${e.keyword}`;
+}
+
+/**
+ * How a validation failure reads (fastify's `schemaErrorFormatter`): the first problem, naming the field, e.g.
+ * `limit must be <= 100` or `client_id is required`. The error handler adds which part of the request it was in.
+ */
+export function describeValidation(errors: FastifySchemaValidationError[], _dataVar: string): Error {
+  const e = errors[0];
+  if (!e) return new Error('does not match its schema');
+  const field = fieldOf(e);
+  if (field === '') return new Error(e.keyword === 'type' ? `must be a JSON ${(e.params as { type?: string }).type ?? 'object'}` : complaint(e));
+  return new Error(`${field} ${complaint(e)}`);
+}
