@@ -2,12 +2,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import { createGatewayOAuth, defaultAutonomyPolicy, type Services } from '../runtime/index.ts';
+import type { Services } from '../runtime/index.ts';
 import { routeHost, type HostRoute } from './http/index.ts';
-import { managementApp } from './management/index.ts';
-import { createMcpAdmission, createMcpApp, createMcpGuards, registerMcpOAuthRoutes } from './mcp/index.ts';
+import { managementApp, MANAGEMENT_SERVICES } from './management/index.ts';
+import { mcpSurface, MCP_SERVICES } from './mcp/index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const pick = <T, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 
 export interface EdgeServer {
   server: http.Server;
@@ -92,22 +94,14 @@ export async function listen(port: number, host: string): Promise<Listener> {
 
 export async function startEdge(opts: { listener: Listener; services: Services; logger: Logger; operatorToken: string; graceMs: number }): Promise<EdgeServer> {
   const state = { draining: false };
-  const mgmt = capture();
-  const management = await managementApp({ services: opts.services, logger: opts.logger, serverFactory: mgmt.factory, operatorToken: opts.operatorToken, state });
-  const managementHandler = mgmt.handler();
-  const { domain } = opts.services.config;
   const s = opts.services;
+  // Each surface gets only the services it uses.
+  const mgmt = capture();
+  const management = await managementApp({ services: pick(s, MANAGEMENT_SERVICES), logger: opts.logger, serverFactory: mgmt.factory, operatorToken: opts.operatorToken, state });
+  const managementHandler = mgmt.handler();
+  const { domain } = s.config;
   const mcpCapture = capture();
-  const mcp = await createMcpApp({
-    services: s,
-    logger: opts.logger,
-    serverFactory: mcpCapture.factory,
-    admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now(), bus: s.bus }),
-    guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
-    registry: s.toolRegistry,
-    policy: defaultAutonomyPolicy,
-    registerOAuthRoutes: (app) => registerMcpOAuthRoutes(app, { services: s, oauth: createGatewayOAuth({ store: s.store, tokens: s.gatewayTokens, now: () => s.clock.now() }) }),
-  });
+  const mcp = await mcpSurface(pick(s, MCP_SERVICES), { logger: opts.logger, serverFactory: mcpCapture.factory });
   const mcpHandler = mcpCapture.handler();
 
   // The agent gateway mounts here when it ships; until then its hosts answer like unknown hosts.

@@ -1,5 +1,5 @@
 import { requestActivation, type Services } from '../../runtime/index.ts';
-import { requireAuthority } from './auth.ts';
+import { requireAuthority, type AuthServices } from './auth.ts';
 import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
 import { ActivationResult, VersionPath, type ManagementApp } from './schemas.ts';
 
@@ -8,7 +8,7 @@ import { ActivationResult, VersionPath, type ManagementApp } from './schemas.ts'
  * serves again (a rollback), and answers when its activation landed. Uploads activate their version by themselves;
  * this route is a documented extension of the spec's API.
  */
-export function activationRoute(app: ManagementApp, services: Services) {
+export function activationRoute(app: ManagementApp, services: AuthServices & Pick<Services, 'actors' | 'bus'>) {
   app.post(
     '/v1/capabilities/:id/versions/:version/activate',
     {

@@ -18,7 +18,10 @@ const FAILURE_CODES: Record<AuthFailure | 'missing', ErrorCode> = {
 };
 
 /** A preHandler that admits a caller holding `authority` on its account, and records who it is on the request. */
-export function requireAuthority(services: Pick<Services, 'store' | 'signer' | 'clock' | 'accountStatus'>, authority: Authority) {
+/** What checking a caller's credential and authority needs. */
+export type AuthServices = Pick<Services, 'store' | 'signer' | 'clock' | 'accountStatus'>;
+
+export function requireAuthority(services: AuthServices, authority: Authority) {
   const deps = { store: services.store, signer: services.signer, now: () => services.clock.now() };
   return async function authorize(request: FastifyRequest, _reply: FastifyReply) {
     const slot = readCredential(request.headers);

@@ -1,6 +1,6 @@
-import { PlatformError, type Services } from '../../runtime/index.ts';
+import { PlatformError } from '../../runtime/index.ts';
 import type { CapabilityRecord } from '../../store/index.ts';
-import { requireAuthority } from './auth.ts';
+import { requireAuthority, type AuthServices } from './auth.ts';
 import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
 import { CapabilityList, CapabilityListQuery, CapabilityPath, DEFAULT_LIMIT, OneCapability, type CapabilityWire, type ManagementApp, type PluginVersionWire } from './schemas.ts';
 
@@ -43,7 +43,7 @@ export function toWireCapability(c: CapabilityRecord): CapabilityWire {
   };
 }
 
-export function capabilitiesRoutes(app: ManagementApp, services: Services) {
+export function capabilitiesRoutes(app: ManagementApp, services: AuthServices) {
   app.get(
     '/v1/capabilities',
     {

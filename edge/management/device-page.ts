@@ -30,7 +30,7 @@ function signInForm(userCode: string, error?: string): Html {
  * The device-flow verification page. Sign-in state is carried by a short-lived signed ticket in a hidden field, not
  * a cookie: no surface of the platform reads cookies. Pages are for browsers, not part of the API's document.
  */
-export function devicePage(app: ManagementApp, services: Services) {
+export function devicePage(app: ManagementApp, services: Pick<Services, 'deviceFlow' | 'signer' | 'store'>) {
   const { deviceFlow, signer, store } = services;
   const page = { schema: { hide: true } };
 

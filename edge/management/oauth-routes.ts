@@ -17,7 +17,7 @@ const consumes = ['application/json', 'application/x-www-form-urlencoded'];
  * The two OAuth routes of the management host (device authorization grant). Their bodies are bare, not wrapped in
  * `data`. The host has no other OAuth route: no revocation, introspection or discovery document.
  */
-export function oauthRoutes(app: ManagementApp, services: Services) {
+export function oauthRoutes(app: ManagementApp, services: Pick<Services, 'deviceFlow'>) {
   app.post(
     '/oauth/device/authorize',
     {

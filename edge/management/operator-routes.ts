@@ -14,7 +14,7 @@ const STATUS = { invalid: 400, not_found: 404, conflict: 409 } as Record<string,
  * mode 0600) get in; everyone else sees a 404, as if the route did not exist. It is not part of the tenant API, so
  * the OpenAPI document leaves it out.
  */
-export function operatorRoutes(app: ManagementApp, services: Services, operatorToken: string) {
+export function operatorRoutes(app: ManagementApp, services: Pick<Services, 'admin'>, operatorToken: string) {
   const expected = Buffer.from(operatorToken);
   // Checked on arrival, before the body is read or validated: a stranger learns nothing, not even a 400.
   async function operatorOnly(request: FastifyRequest, reply: FastifyReply) {

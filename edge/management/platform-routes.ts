@@ -5,7 +5,7 @@ import { CliConfig, Healthy, Ready, type ManagementApp } from './schemas.ts';
 export const CLI_CLIENT_ID = 'platform-cli';
 
 /** CLI bootstrap and the health probes of the management host. */
-export function platformRoutes(app: ManagementApp, services: Services, state: { draining: boolean }) {
+export function platformRoutes(app: ManagementApp, services: Pick<Services, 'urls' | 'config' | 'store'>, state: { draining: boolean }) {
   app.get(
     '/v1/platform-cli/config',
     {

@@ -1,5 +1,5 @@
 import { PlatformError, registerUpload, type Services } from '../../runtime/index.ts';
-import { requireAuthority } from './auth.ts';
+import { requireAuthority, type AuthServices } from './auth.ts';
 import { CREDENTIAL, errorResponses } from './openapi.ts';
 import { UploadForm, UploadResult, type ManagementApp } from './schemas.ts';
 
@@ -14,7 +14,7 @@ function tooLarge() {
  * `POST /v1/capabilities/upload`: multipart/form-data with one file field `archive` (an `.npack`). An oversized
  * upload is refused from its declared length, or at the limit while it streams, never after buffering all of it.
  */
-export function uploadRoute(app: ManagementApp, services: Services) {
+export function uploadRoute(app: ManagementApp, services: AuthServices & Pick<Services, 'actors'>) {
   app.post(
     '/v1/capabilities/upload',
     {

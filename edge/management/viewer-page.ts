@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { isPlatformError, PlatformError, inlineSvg, isStatechartKind, parseAddress, PLATFORM_ACCOUNT, renderStatechart, statechartKinds, vizFrame, watchActor, type Caller, type Services, type VizFrame } from '../../runtime/index.ts';
 import { html, Html, sendPage } from '../http/index.ts';
-import { requireAuthority } from './auth.ts';
+import { requireAuthority, type AuthServices } from './auth.ts';
 import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
 import { Machine, MachinePath, WatchFrame, WatchRequest, type ManagementApp } from './schemas.ts';
 
@@ -159,7 +159,7 @@ function watchedAddress(address: string): { address: string; kind: string; accou
   }
 }
 
-export function viewerPage(app: ManagementApp, services: Services, state: { draining: boolean }) {
+export function viewerPage(app: ManagementApp, services: AuthServices & Pick<Services, 'actors' | 'bus'>, state: { draining: boolean }) {
   // The page and its script are for browsers, not part of the API's document.
   app.get('/viz', { schema: { hide: true } }, async (request, reply) => {
     const q = request.query as Record<string, unknown>;

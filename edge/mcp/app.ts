@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 export interface McpAppOptions {
-  services: Services;
+  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'bus' | 'gateways' | 'accountStatus'>;
   logger: Logger;
   serverFactory?: FastifyServerFactory;
   admit: McpAdmit;
@@ -157,7 +157,6 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
           ctx,
           caller: who.caller,
           callerKey: who.callerKey,
-          services,
           guards: opts.guards,
           methods,
           newSession: async (version) => {

@@ -1,4 +1,5 @@
 export { createMcpApp, type McpAppOptions } from './app.ts';
+export { mcpSurface, MCP_SERVICES, type McpServices } from './surface.ts';
 export { createMcpAdmission, challenge, protectedResourceMetadataUrl } from './admission.ts';
 export { createMcpGuards } from './guards.ts';
 export type * from './context.ts';

@@ -86,7 +86,7 @@ function consentPage(ctx: McpGatewayContext, clientName: string, clientId: strin
  * The OAuth routes of every gateway origin (also at the root as /authorize, /token, /register), and its metadata
  * documents. Sign-in on the consent page is carried by a signed ticket in a hidden field, never a cookie.
  */
-export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: Services; oauth: GatewayOAuth }) {
+export function registerMcpOAuthRoutes(app: FastifyInstance, deps: { services: Pick<Services, 'signer' | 'store' | 'clock'>; oauth: GatewayOAuth }) {
   const { services, oauth } = deps;
   const ctxOf = (r: FastifyRequest) => r.mcp!;
 

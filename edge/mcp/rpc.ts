@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Caller, Services } from '../../runtime/index.ts';
+import type { Caller } from '../../runtime/index.ts';
 import type { McpSessionRecord } from '../../store/index.ts';
 import type { McpGatewayContext, McpGuards } from './context.ts';
 import { McpHttpError, RPC, RpcError, rpcErrorOf } from './errors.ts';
@@ -12,7 +12,6 @@ export interface RpcDeps {
   ctx: McpGatewayContext;
   caller: Caller | null;
   callerKey: string;
-  services: Services;
   guards: McpGuards;
   methods: ReturnType<typeof createToolMethods>;
   newSession(version: string): Promise<string>;
