@@ -80,7 +80,7 @@ export function deleteClusterBuckets(scope: Scope, natsUrl: string, cluster: str
   });
 }
 
-function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+export function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);

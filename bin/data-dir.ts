@@ -15,6 +15,8 @@ export interface NodeFile {
 }
 
 export const pgliteDir = (dataDir: string) => path.join(dataDir, 'pgdata');
+/** The embedded database's blobs, as files named by their hash beside it. */
+export const blobDir = (dataDir: string) => path.join(dataDir, 'blobs');
 const nodeFilePath = (dataDir: string) => path.join(dataDir, 'node.json');
 const lockPath = (dataDir: string) => path.join(dataDir, 'pglite.lock');
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { listen, startEdge, type EdgeServer, type Listener } from '../edge/index.ts';
 import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import { ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
 
 export interface PlatformNode {
@@ -23,7 +23,7 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<{ sto
   ensureDataDir(config.dataDir);
   const release = lockEmbeddedDb(config.dataDir);
   try {
-    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir) }), release };
+    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir), blobDir: blobDir(config.dataDir) }), release };
   } catch (err) {
     release();
     throw err;

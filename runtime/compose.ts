@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { availableParallelism } from 'node:os';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
+import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
@@ -35,6 +36,8 @@ export interface Services {
   urls: ReturnType<typeof urls>;
   lanes: LaneScheduler;
   sandbox: Sandbox;
+  /** Worker threads for what a tenant's input makes costly (reading and admitting uploads), in per-tenant lanes. */
+  tasks: TaskPool;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
@@ -143,6 +146,9 @@ export async function createServices(opts: {
   const threads = Math.max(4, availableParallelism() + 2);
   const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: config.laneQueue });
   const sandbox = createSandbox({ threads });
+  // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
+  // connection cap) while other tenants' uploads take turns with it, instead of being refused.
+  const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
   const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
@@ -166,6 +172,7 @@ export async function createServices(opts: {
     housekeeping,
     lanes,
     sandbox,
+    tasks,
     invokeTool,
     toolRegistry,
     gatewayTokens,
@@ -192,6 +199,7 @@ export async function createServices(opts: {
       await cluster?.stop();
       await host.stop();
       await sandbox.close();
+      await tasks.close();
       await counter.close();
       gateways.close();
       accountStatus.close();

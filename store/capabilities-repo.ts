@@ -127,14 +127,6 @@ export function capabilitiesRepo(db: Queryable) {
         ],
       );
     },
-    /** Stores bytes under their SHA-256 (idempotent: the same content is stored once). */
-    async putBlob(hash: string, bytes: Uint8Array): Promise<void> {
-      await db.query('insert into plugin_blobs (hash, bytes, size) values ($1, $2, $3) on conflict (hash) do nothing', [hash, Buffer.from(bytes), bytes.length]);
-    },
-    async getBlob(hash: string): Promise<Buffer | null> {
-      const { rows } = await db.query<{ bytes: Uint8Array }>('select bytes from plugin_blobs where hash = $1', [hash]);
-      return rows[0] ? Buffer.from(rows[0].bytes) : null;
-    },
     async exists(accountId: string, id: string): Promise<boolean> {
       const { rows } = await db.query('select 1 from capabilities where account_id = $1 and id = $2', [accountId, id]);
       return rows.length > 0;

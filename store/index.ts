@@ -2,6 +2,7 @@ import type { Db, Queryable } from './db.ts';
 import { openPg } from './pg-driver.ts';
 import { openPglite } from './pglite-driver.ts';
 import { migrate } from './migrate.ts';
+import { blobStore, type BlobStore } from './blob-store.ts';
 import { accountsRepo, principalsRepo } from './accounts-repo.ts';
 import { apiKeysRepo } from './api-keys-repo.ts';
 import { agentsRepo, gatewayKeysRepo, gatewaysRepo } from './gateways-repo.ts';
@@ -25,6 +26,7 @@ export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
+export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
 
 /** Every repository bound to one connection (the pool, or a transaction). */
@@ -55,6 +57,8 @@ export type Repositories = ReturnType<typeof repositories>;
 
 export interface Store extends Repositories {
   readonly db: Db;
+  /** Content-addressed bytes, outside transactions (see blob-store.ts). */
+  readonly blobs: BlobStore;
   /**
    * Runs `fn` with repositories bound to one transaction. Inside `fn` use only the repositories it is given: on
    * PGlite (one connection) a call through the store itself would wait for the transaction to end.
@@ -65,7 +69,7 @@ export interface Store extends Repositories {
 
 export type StoreOptions =
   | { driver: 'pg'; connectionString: string; schema?: string }
-  | { driver: 'pglite'; dataDir?: string };
+  | { driver: 'pglite'; dataDir?: string; /** Where blobs live as files; without it (an in-memory PGlite) in memory. */ blobDir?: string };
 
 /** Opens the configured driver and applies pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -79,10 +83,15 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     await db.close().catch(() => {});
     throw err;
   }
+  const blobs = blobStore(db, opts.driver === 'pglite' && opts.blobDir ? { dir: opts.blobDir } : {});
   return {
     db,
+    blobs,
     ...repositories(db),
     tx: (fn) => db.transaction((q) => fn(repositories(q))),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      await blobs.close();
+    },
   };
 }

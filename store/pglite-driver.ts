@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
 
@@ -19,6 +20,10 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   type Conn = Pick<PGlite, 'query' | 'exec'>;
   const raw = (q: Conn): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      // PGlite answers on this thread and its promises settle without I/O: a chain of statements (an actor turn's
+      // commit, turns that follow each other) would otherwise run as one long block that no request or timer can
+      // interrupt. Each statement waits for the event loop's next turn instead.
+      await nextTurn();
       try {
         const res = await q.query<R>(sql, params as unknown[]);
         return { rows: normalizeRows(res.rows), rowCount: res.affectedRows ?? res.rows.length };

@@ -4,5 +4,6 @@ import { clusterScale } from './cluster-scale.ts';
 import { noisyNeighbor } from './noisy-neighbor.ts';
 import { sandboxCall } from './sandbox-call.ts';
 import { mcpCall } from './mcp-call.ts';
+import { hostileUpload } from './hostile-upload.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload];

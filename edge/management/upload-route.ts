@@ -14,7 +14,7 @@ function tooLarge() {
  * `POST /v1/capabilities/upload`: multipart/form-data with one file field `archive` (an `.npack`). An oversized
  * upload is refused from its declared length, or at the limit while it streams, never after buffering all of it.
  */
-export function uploadRoute(app: ManagementApp, services: AuthServices & Pick<Services, 'actors'>) {
+export function uploadRoute(app: ManagementApp, services: AuthServices & Pick<Services, 'actors' | 'tasks'>) {
   app.post(
     '/v1/capabilities/upload',
     {
@@ -74,7 +74,7 @@ export function uploadRoute(app: ManagementApp, services: AuthServices & Pick<Se
       }
       if (archive.bytes.length === 0) throw new PlatformError('MGMT_INVALID_BODY', 'empty archive: the `archive` file has no content');
       const caller = request.caller!;
-      const data = await registerUpload(services, { accountId: caller.accountId, principalId: caller.principalId, filename: archive.filename, archive: archive.bytes });
+      const data = await registerUpload(services, { accountId: caller.accountId, principalId: caller.principalId, filename: archive.filename, archive: archive.bytes, give: true });
       return { data };
     },
   );

@@ -3,7 +3,8 @@ export { parsePluginConfig, parsePluginEnv, memoryBytes, timeoutMs, DEFAULT_LIMI
 export { toJsonSchema, inputSchema, toolName } from './tool-schema.ts';
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';
 export { witDocs } from './wit-docs.ts';
-export { registerUpload, pluginVersionAddress, namespaceOf, type UploadResult } from './register-upload.ts';
+export { registerUpload, pluginVersionAddress, ADMISSION_LIMITS, type UploadResult } from './register-upload.ts';
+export { prepareUpload, namespaceOf, type PreparedUpload } from './prepare-upload.ts';
 export { activationEffect, compileArtifacts, pluginVersionProjection, requestActivation, versionOutcome, ACTIVATION_WAIT_MS, TRANSPILE_LIMITS, type VersionOutcome } from './activation.ts';
 export { createToolInvoker, type InvokeTool } from './invoke-tool.ts';
 export { pluginToolSource } from './plugin-tool-source.ts';

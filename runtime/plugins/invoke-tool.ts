@@ -172,9 +172,9 @@ export function createToolInvoker(deps: {
   async function load(manifestHash: string) {
     const cached = deps.sandbox.loaded(manifestHash);
     if (cached) return cached;
-    const manifest = JSON.parse((await deps.store.capabilities.getBlob(manifestHash))!.toString()) as Record<string, string>;
+    const manifest = JSON.parse((await deps.store.blobs.get(manifestHash))!.toString()) as Record<string, string>;
     const files: Record<string, Uint8Array> = {};
-    for (const [name, hash] of Object.entries(manifest)) files[name] = (await deps.store.capabilities.getBlob(hash))!;
+    for (const [name, hash] of Object.entries(manifest)) files[name] = (await deps.store.blobs.get(hash))!;
     return deps.sandbox.load(manifestHash, files);
   }
 }

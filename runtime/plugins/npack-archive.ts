@@ -3,18 +3,35 @@ import path from 'node:path';
 import { extract } from 'tar-stream';
 import { PlatformError } from '../core/errors/index.ts';
 
-/** Hard caps against hostile archives (decompression bombs, entry floods). */
+/**
+ * Hard caps against hostile archives (decompression bombs, entry floods), checked before anything is parsed: each
+ * entry's size from its tar header, by kind — a config or WIT file large enough to make its parser slow is refused
+ * before a byte of it is read.
+ */
 export interface ArchiveLimits {
   maxDecompressedBytes: number;
   maxEntries: number;
+  /** The component. */
   maxEntryBytes: number;
+  maxConfigBytes: number;
+  maxEnvBytes: number;
+  /** Each .wit file. */
+  maxWitBytes: number;
 }
 
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxDecompressedBytes: 64 * 1024 * 1024,
   maxEntries: 1_000,
   maxEntryBytes: 32 * 1024 * 1024,
+  maxConfigBytes: 64 * 1024,
+  maxEnvBytes: 256 * 1024,
+  maxWitBytes: 256 * 1024,
 };
+
+const capOf = (kind: Exclude<Kind, null>, l: ArchiveLimits) =>
+  ({ wasm: l.maxEntryBytes, config: l.maxConfigBytes, env: l.maxEnvBytes, wit: l.maxWitBytes })[kind];
+
+const human = (n: number) => (n >= 1024 * 1024 ? `${n / 1024 / 1024} MiB` : `${n / 1024} KiB`);
 
 export interface ArchiveEntry {
   path: string;
@@ -92,8 +109,9 @@ function untar(tar: Buffer, limits: ArchiveLimits): Promise<{ kind: Exclude<Kind
         stream.resume();
         return;
       }
-      if ((header.size ?? 0) > limits.maxEntryBytes) {
-        return fail(new PlatformError('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE', `unreadable archive: entry ${header.name} is larger than ${limits.maxEntryBytes} bytes`));
+      const cap = capOf(kind, limits);
+      if ((header.size ?? 0) > cap) {
+        return fail(new PlatformError('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE', `unreadable archive: entry ${header.name} is larger than ${human(cap)} (${cap} bytes), the limit for ${kind === 'config' ? 'platform.yaml' : kind === 'wasm' ? 'the component' : `a ${kind === 'env' ? '.env' : '.wit'} file`}`));
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: unknown) => void chunks.push(c as Buffer));

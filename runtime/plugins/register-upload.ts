@@ -1,12 +1,15 @@
-import { createHash, randomUUID } from 'node:crypto';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { pluginVersionAddressOf } from '../../actors/index.ts';
 import { isUniqueViolation, type Store } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
-import { admitComponent } from './admission.ts';
 import { PlatformError } from '../core/errors/index.ts';
-import { readNpack } from './npack-archive.ts';
-import { parsePluginConfig, parsePluginEnv, type PluginConfig } from './plugin-config.ts';
+import type { TaskLimits, TaskPool } from '../core/workers/index.ts';
+import type { PreparedUpload } from './prepare-upload.ts';
+
+const PREPARE = new URL('./prepare-upload.ts', import.meta.url);
+
+/** An upload is read and admitted within this time, or refused (a component built to make reflection slow). */
+export const ADMISSION_LIMITS: TaskLimits = { timeoutMs: 30_000, onLimit: 'PLUGIN_ADMISSION_TIMEOUT' };
 
 export interface UploadResult {
   capability_id: string;
@@ -18,35 +21,28 @@ export interface UploadResult {
 
 export const pluginVersionAddress = pluginVersionAddressOf;
 
-/** A capability's namespace from its name: lowercase letters, digits and hyphens (it prefixes tool names). */
-export function namespaceOf(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-|-$/g, '').slice(0, 63);
-}
-
 /**
  * Admits an uploaded `.npack` and registers it as the next version of its plugin (a new capability the first time
  * its namespace is seen in the account). The version starts dormant: nothing serves until it is activated.
  */
 export async function registerUpload(
-  deps: { store: Store; actors: ActorSystem },
-  upload: { accountId: string; principalId: string; filename: string; archive: Buffer },
+  deps: { store: Store; actors: ActorSystem; tasks: TaskPool },
+  /** `give`: the caller hands the archive's buffer over (it is moved to the worker and unusable afterwards). */
+  upload: { accountId: string; principalId: string; filename: string; archive: Buffer; give?: boolean },
 ): Promise<UploadResult> {
-  const contents = await readNpack(upload.archive);
-  const config: PluginConfig | null = contents.config ? parsePluginConfig(contents.config.bytes.toString('utf8')) : null;
-  // Name: metadata.name, else the archive's file name without .npack, else the component's file stem.
-  const name =
-    config?.metadata.name ??
-    (path.basename(upload.filename).replace(/\.npack$/, '') || path.posix.basename(contents.wasm.path).replace(/\.wasm$/, ''));
-  const namespace = namespaceOf(name) || namespaceOf(path.posix.basename(contents.wasm.path).replace(/\.wasm$/, ''));
-  if (!namespace) throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: the plugin name ${JSON.stringify(name)} gives no usable namespace; set metadata.name`);
-  const admission = admitComponent(contents.wasm.bytes, namespace, contents.wit.map((w) => w.bytes.toString('utf8')));
-  const env = contents.env ? parsePluginEnv(contents.env.bytes.toString('utf8')) : {};
-  const allowedKeys = new Set(config?.permissions.environment.allow.map((a) => a.key) ?? []);
-  const effective = config ?? parsePluginConfig('schema_version: "1.0"');
-  const wasmHash = createHash('sha256').update(contents.wasm.bytes).digest('hex');
+  // Everything the tenant's bytes make costly runs in a worker; the bytes are stored before the transaction that
+  // references them, so the transaction holds no multi-megabyte statement.
+  const a = upload.archive;
+  const owned = upload.give === true && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
+  const p = await deps.tasks.run<PreparedUpload>(PREPARE, 'prepareUpload', [upload.filename, a], ADMISSION_LIMITS, {
+    tenant: upload.accountId,
+    // A given archive moves to the worker when it owns its buffer (a large body does; a small one shares a pool).
+    ...(owned ? { transfer: [a.buffer as ArrayBuffer] } : {}),
+  });
+  const { name, namespace, wasmHash } = p;
+  await deps.store.blobs.put(wasmHash, p.wasm);
 
   const registered = await deps.store.tx(async (t) => {
-    await t.capabilities.putBlob(wasmHash, contents.wasm.bytes);
     let cap = await t.capabilities.byNamespace(upload.accountId, namespace);
     if (!cap) {
       const id = randomUUID();
@@ -57,7 +53,7 @@ export async function registerUpload(
           type: 'plugin',
           name,
           namespace,
-          description: config?.metadata.description ?? '',
+          description: p.hasConfig ? (p.config.metadata.description ?? '') : '',
           createdBy: upload.principalId,
         });
       } catch (err) {
@@ -67,22 +63,21 @@ export async function registerUpload(
       cap = { id, name };
     }
     const version = await t.capabilities.nextVersion(upload.accountId, cap.id);
-    const m = effective.metadata;
+    const m = p.config.metadata;
     await t.capabilities.addVersion(cap.id, upload.accountId, {
       versionNumber: version,
       createdAt: new Date().toISOString(),
       createdBy: upload.principalId,
-      tools: admission.tools.map((tool) => ({ name: tool.name, description: tool.description, export: tool.export, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, signature: tool.signature })) as never,
+      tools: p.tools.map((tool) => ({ name: tool.name, description: tool.description, export: tool.export, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, signature: tool.signature })) as never,
       metadata: { author: m.author ?? '', license: m.license ?? '', tags: m.tags ?? [], homepage: m.homepage ?? '' },
-      permissions: effective.permissions as unknown as Record<string, unknown>,
-      resources: effective.resources as unknown as Record<string, unknown>,
+      permissions: p.config.permissions as unknown as Record<string, unknown>,
+      resources: p.config.resources as unknown as Record<string, unknown>,
     });
     await t.capabilities.setVersionArtifacts(upload.accountId, cap.id, version, {
       wasmHash,
-      config: effective,
-      // Only the keys the config allows are ever kept: the rest of the archive's .env never reaches the plugin.
-      env: Object.fromEntries(Object.entries(env).filter(([k]) => allowedKeys.has(k))),
-      schemaWarnings: admission.warnings,
+      config: p.config,
+      env: p.env,
+      schemaWarnings: p.warnings,
     });
     return { capabilityId: cap.id, name: cap.name, version };
   });
@@ -95,7 +90,7 @@ export async function registerUpload(
     capability_id: registered.capabilityId,
     capability_name: registered.name,
     version: registered.version,
-    files_processed: contents.filesProcessed,
-    ...(admission.warnings.length ? { schema_warnings: admission.warnings } : {}),
+    files_processed: p.filesProcessed,
+    ...(p.warnings.length ? { schema_warnings: p.warnings } : {}),
   };
 }

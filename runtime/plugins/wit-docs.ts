@@ -6,13 +6,16 @@
 export function witDocs(sources: string[]): Map<string, string> {
   const docs = new Map<string, string>();
   for (const src of sources) {
-    const pkg = /^\s*package\s+([a-z0-9-]+:[a-z0-9-]+)(?:@[^;\s]+)?\s*;/m.exec(src)?.[1] ?? null;
+    let pkg: string | null = null;
     let iface: string | null = null;
     let depth = 0;
     let ifaceDepth = -1;
     let pending: string[] = [];
+    // Line by line, each expression anchored to its line: linear in the text, however it is laid out (a multiline
+    // `^\s*package` over thousands of blank lines was quadratic and held the node for seconds).
     for (const raw of src.split('\n')) {
       const line = raw.trim();
+      if (pkg === null && line.startsWith('package ')) pkg = /^package\s+([a-z0-9-]+:[a-z0-9-]+)(?:@[^;\s]+)?\s*;/.exec(line)?.[1] ?? null;
       const doc = /^\/\/\/\s?(.*)$/.exec(line);
       if (doc) {
         pending.push(doc[1]!);

@@ -45,9 +45,9 @@ describe('plugin versions activate themselves', () => {
     const cap = await capability();
     expect(cap).toMatchObject({ active_version: 1, is_active: true, specifications: { active_version: 1, versions: [{ version_number: 1, status: 'active', status_reason: null }] } });
     const { rows } = await p.node.services.store.db.query<{ artifact_hash: string }>('select artifact_hash from capability_versions where capability_id = $1 and version_number = 1', [capabilityId]);
-    const manifest = JSON.parse((await p.node.services.store.capabilities.getBlob(rows[0]!.artifact_hash))!.toString()) as Record<string, string>;
+    const manifest = JSON.parse((await p.node.services.store.blobs.get(rows[0]!.artifact_hash))!.toString()) as Record<string, string>;
     expect(Object.keys(manifest)).toEqual(expect.arrayContaining(['plugin.js', 'plugin.core.wasm']));
-    for (const hash of Object.values(manifest)) expect(await p.node.services.store.capabilities.getBlob(hash)).not.toBeNull();
+    for (const hash of Object.values(manifest)) expect(await p.node.services.store.blobs.get(hash)).not.toBeNull();
   });
 
   it('[PLUGIN-03] a failed activation leaves the version dormant, with its reason in the capability, and the previous version serving', async () => {

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readNpack, type ArchiveLimits } from '../../runtime/plugins/index.ts';
+import { DEFAULT_ARCHIVE_LIMITS, readNpack, type ArchiveLimits } from '../../runtime/plugins/index.ts';
 import { npack, tar } from '../helpers/npack.ts';
 
 const WASM = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00]);
@@ -50,7 +50,7 @@ describe('.npack archive reader', () => {
   });
 
   it('holds the caps at their edges: decompressed size, entry count, entry size', async () => {
-    const limits: ArchiveLimits = { maxDecompressedBytes: 8 * 1024, maxEntries: 3, maxEntryBytes: 1024 };
+    const limits: ArchiveLimits = { maxDecompressedBytes: 8 * 1024, maxEntries: 3, maxEntryBytes: 1024, maxConfigBytes: 1024, maxEnvBytes: 1024, maxWitBytes: 1024 };
     // A tar of one 1024-byte entry is 512 (header) + 1024 + 1024 (end blocks) = 2560 bytes.
     expect(await code(readNpack(await npack([{ name: 'x.wasm', body: Buffer.alloc(1024) }]), limits))).toBe('resolved');
     expect(await code(readNpack(await npack([{ name: 'x.wasm', body: Buffer.alloc(1025) }]), limits))).toBe('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE');
@@ -59,5 +59,20 @@ describe('.npack archive reader', () => {
     const three = [{ name: 'a', body: '' }, { name: 'b', body: '' }, { name: 'x.wasm', body: WASM }];
     expect(await code(readNpack(await npack(three), limits))).toBe('resolved');
     expect(await code(readNpack(await npack([{ name: 'z', body: '' }, ...three]), limits))).toBe('PLUGIN_ARCHIVE_TOO_MANY_ENTRIES');
+  });
+
+  it('[UPLOAD-14] caps each entry by its kind from the tar header, before reading it: platform.yaml 64 KiB, .env and each .wit 256 KiB, the component 32 MiB', async () => {
+    const d = DEFAULT_ARCHIVE_LIMITS;
+    expect([d.maxConfigBytes, d.maxEnvBytes, d.maxWitBytes, d.maxEntryBytes]).toEqual([64 * 1024, 256 * 1024, 256 * 1024, 32 * 1024 * 1024]);
+    const limits: ArchiveLimits = { ...d, maxConfigBytes: 100, maxEnvBytes: 200, maxWitBytes: 300, maxEntryBytes: 400 };
+    const w = { name: 'x.wasm', body: Buffer.concat([WASM, Buffer.alloc(400 - WASM.length)]) };
+    const at = async (name: string, size: number) => code(readNpack(await npack([w, { name, body: Buffer.alloc(size, 0x20) }]), limits));
+    for (const [name, cap] of [['platform.yaml', 100], ['platform.yml', 100], ['.env', 200], ['env', 200], ['api.wit', 300]] as const) {
+      expect(await at(name, cap), `${name} at its cap`).toBe('resolved');
+      expect(await at(name, cap + 1), `${name} past its cap`).toBe('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE');
+    }
+    const err = await readNpack(await npack([w, { name: 'platform.yaml', body: Buffer.alloc(101, 0x20) }]), limits).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/platform\.yaml is larger than .*the limit for platform\.yaml/);
+    expect(await code(readNpack(await npack([{ name: 'x.wasm', body: Buffer.alloc(401) }]), limits))).toBe('PLUGIN_ARCHIVE_ENTRY_TOO_LARGE');
   });
 });

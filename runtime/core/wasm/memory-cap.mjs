@@ -6,15 +6,16 @@
  * Components cannot import host memories or tables, so defined ones are all there is.
  */
 export class MemoryCapError extends Error {
-  override readonly name = 'MemoryCapError';
+  name = 'MemoryCapError';
 }
 
-function readU32(b: Uint8Array, pos: number): [number, number] {
+/** @returns {[number, number]} the value and the position after it */
+function readU32(b, pos) {
   let result = 0;
   let shift = 0;
   for (;;) {
     if (pos >= b.length) throw new MemoryCapError('unexpected end of the core module');
-    const byte = b[pos++]!;
+    const byte = b[pos++];
     result += (byte & 0x7f) * 2 ** shift;
     if ((byte & 0x80) === 0) return [result, pos];
     shift += 7;
@@ -22,8 +23,8 @@ function readU32(b: Uint8Array, pos: number): [number, number] {
   }
 }
 
-function writeU32(n: number): number[] {
-  const out: number[] = [];
+function writeU32(n) {
+  const out = [];
   do {
     let byte = n % 128;
     n = Math.floor(n / 128);
@@ -37,18 +38,18 @@ function writeU32(n: number): number[] {
 export const MAX_TABLE_ENTRIES = 100_000;
 
 /** A table section with every table's maximum at most MAX_TABLE_ENTRIES. */
-function capTables(module: Uint8Array, pos: number, end: number): Uint8Array {
-  let count: number;
-  let p: number;
+function capTables(module, pos, end) {
+  let count;
+  let p;
   [count, p] = readU32(module, pos);
-  const body: number[] = [...writeU32(count)];
+  const body = [...writeU32(count)];
   for (let i = 0; i < count; i++) {
-    const refType = module[p++]!;
+    const refType = module[p++];
     // Tables with an initializer expression (0x40) or of 64-bit indices are not produced by component toolchains.
     if (refType !== 0x70 && refType !== 0x6f) throw new MemoryCapError(`unsupported table type 0x${refType.toString(16)}`);
-    const flags = module[p++]!;
+    const flags = module[p++];
     if (flags !== 0x00 && flags !== 0x01) throw new MemoryCapError('unsupported table limits');
-    let min: number;
+    let min;
     let max = MAX_TABLE_ENTRIES;
     [min, p] = readU32(module, p);
     if (flags & 0x01) [max, p] = readU32(module, p);
@@ -60,12 +61,12 @@ function capTables(module: Uint8Array, pos: number, end: number): Uint8Array {
 }
 
 /** The sections of a core module, in order: id and the byte range of the section's contents. */
-function* sections(module: Uint8Array): Generator<{ id: number; start: number; end: number }> {
+function* sections(module) {
   if (module.length < 8 || module[4] !== 0x01) throw new MemoryCapError('not a core WebAssembly module');
   let pos = 8;
   while (pos < module.length) {
-    const id = module[pos++]!;
-    let size: number;
+    const id = module[pos++];
+    let size;
     [size, pos] = readU32(module, pos);
     const end = pos + size;
     if (end > module.length) throw new MemoryCapError('a section runs past the end of the core module');
@@ -75,15 +76,15 @@ function* sections(module: Uint8Array): Generator<{ id: number; start: number; e
 }
 
 /** A memory section with every memory's maximum at `maxPages`. */
-function capMemories(module: Uint8Array, pos: number, end: number, maxPages: number): Uint8Array {
-  let count: number;
-  let p: number;
+function capMemories(module, pos, end, maxPages) {
+  let count;
+  let p;
   [count, p] = readU32(module, pos);
-  const body: number[] = [...writeU32(count)];
+  const body = [...writeU32(count)];
   for (let i = 0; i < count; i++) {
-    const flags = module[p++]!;
+    const flags = module[p++];
     if (flags & 0x04) throw new MemoryCapError('64-bit memories are not supported');
-    let min: number;
+    let min;
     [min, p] = readU32(module, p);
     if (flags & 0x01) [, p] = readU32(module, p);
     if (min > maxPages) throw new MemoryCapError(`the module needs ${min} pages of memory at start, above the plugin's limit of ${maxPages}`);
@@ -93,9 +94,10 @@ function capMemories(module: Uint8Array, pos: number, end: number, maxPages: num
   return Uint8Array.from([5, ...writeU32(body.length), ...body]);
 }
 
-export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
+/** @param {Uint8Array} module @param {number} maxPages @returns {Uint8Array} */
+export function capMemory(module, maxPages) {
   // Sections are copied as slices: a JS engine component's code section is megabytes long.
-  const out: Uint8Array[] = [module.subarray(0, 8)];
+  const out = [module.subarray(0, 8)];
   for (const { id, start, end } of sections(module)) {
     if (id === 4) out.push(capTables(module, start, end));
     else if (id === 5) out.push(capMemories(module, start, end, maxPages));
@@ -105,18 +107,18 @@ export function capMemory(module: Uint8Array, maxPages: number): Uint8Array {
 }
 
 /** The memories a core module defines and the largest maximum among them, in pages (null when none declares one). */
-export function definedMemories(module: Uint8Array): { count: number; maxPages: number | null } {
+export function definedMemories(module) {
   for (const { id, start } of sections(module)) {
     if (id !== 5) continue;
-    let count: number;
-    let p: number;
+    let count;
+    let p;
     [count, p] = readU32(module, start);
-    let maxPages: number | null = null;
+    let maxPages = null;
     for (let i = 0; i < count; i++) {
-      const flags = module[p++]!;
+      const flags = module[p++];
       [, p] = readU32(module, p);
       if (flags & 0x01) {
-        let max: number;
+        let max;
         [max, p] = readU32(module, p);
         maxPages = Math.max(maxPages ?? 0, max);
       }

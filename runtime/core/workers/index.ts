@@ -1,0 +1,1 @@
+export { createTaskPool, type TaskPool, type TaskLimits, type TaskOptions } from './task-pool.ts';
