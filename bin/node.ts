@@ -36,7 +36,8 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<{ sto
  */
 export async function startPlatform(opts: { config: PlatformConfig; store?: Store; clock?: Clock; logger?: Logger; writeNodeFile?: boolean }): Promise<PlatformNode> {
   const logger = opts.logger ?? createLogger(opts.config.logLevel);
-  const listener: Listener = await listen(opts.config.port, opts.config.host);
+  const { maxConnectionsPerAddress, writeTimeoutMs } = opts.config;
+  const listener: Listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger);
   // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
   const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
   let opened: { store: Store; release: () => void };

@@ -1,3 +1,3 @@
-export { startEdge, listen, type EdgeServer, type Listener } from './server.ts';
+export { startEdge, listen, type EdgeServer, type Listener, type ConnectionLimits } from './server.ts';
 export { routeHost, type HostRoute } from './http/index.ts';
 export { CATEGORY_STATUS, managementError, readCredential, OPERATOR_TOKEN_HEADER, CLI_CLIENT_ID } from './management/index.ts';

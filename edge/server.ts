@@ -2,8 +2,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../runtime/index.ts';
-import { routeHost, type HostRoute } from './http/index.ts';
+import { ERRORS, type Services } from '../runtime/index.ts';
+import { installConnectionGuard, routeHost, type HostRoute } from './http/index.ts';
 import { managementApp, MANAGEMENT_SERVICES } from './management/index.ts';
 import { mcpSurface, MCP_SERVICES } from './mcp/index.ts';
 
@@ -35,9 +35,10 @@ function capture(): { factory: FastifyServerFactory; handler: () => Handler } {
 const edgeBody = (category: string, code: string, message: string) => JSON.stringify({ category, code, message });
 
 /** An error written straight to a socket (before any request object exists), in the platform's JSON form. */
-function rawError(status: number, code: string, message: string): string {
-  const body = edgeBody('invalid_request', code, message);
-  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+function rawError(status: number, category: string, code: string, message: string, headers: Record<string, string> = {}): string {
+  const body = edgeBody(category, code, message);
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`;
 }
 
 function edgeError(req: IncomingMessage, res: ServerResponse, status: number, category: string, code: string, message: string) {
@@ -63,11 +64,20 @@ export interface Listener {
   attach(handler: Handler): void;
 }
 
+export interface ConnectionLimits {
+  /** Open connections one remote address may hold (0: no cap). */
+  maxConnectionsPerAddress: number;
+  /** Queued output a client takes none of for this long gets its socket reset (0: never). */
+  writeTimeoutMs: number;
+  /** How often the write timeout is checked (default: derived from the timeout; tests set it small). */
+  sweepMs?: number;
+}
+
 /**
  * Binds the port before anything else exists, so that with port 0 the real port is known when public URLs (and the
  * token issuer) are derived. Requests that arrive before the apps are attached get a 503.
  */
-export async function listen(port: number, host: string): Promise<Listener> {
+export async function listen(port: number, host: string, limits: ConnectionLimits, logger?: Logger): Promise<Listener> {
   let handler: Handler = (_req, res) => {
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
     res.end(JSON.stringify({ category: 'unavailable', code: 'EDGE_STARTING', message: 'the node is starting' }));
@@ -78,12 +88,21 @@ export async function listen(port: number, host: string): Promise<Listener> {
     if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const reason = status === 431 ? 'the request line and headers are larger than 16 KiB' : status === 408 ? 'the request did not arrive in time' : 'the HTTP request could not be parsed';
-    socket.end(rawError(status, 'EDGE_BAD_REQUEST', reason));
+    socket.end(rawError(status, 'invalid_request', 'EDGE_BAD_REQUEST', reason));
   });
   // A slow client cannot hold a socket for long before sending its headers.
   server.headersTimeout = 30_000;
   server.requestTimeout = 300_000;
   server.keepAliveTimeout = 5_000;
+  // Nor can one address hold every socket, or a client that never reads pin its answer in memory.
+  const cap = limits.maxConnectionsPerAddress;
+  installConnectionGuard(server, {
+    maxPerAddress: cap,
+    writeTimeoutMs: limits.writeTimeoutMs,
+    sweepMs: limits.sweepMs,
+    refusal: rawError(503, 'overloaded', 'EDGE_TOO_MANY_CONNECTIONS', `${ERRORS.EDGE_TOO_MANY_CONNECTIONS.message} (at most ${cap})`, { 'retry-after': '1' }),
+    logger,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

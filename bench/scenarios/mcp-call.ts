@@ -36,8 +36,16 @@ export const mcpCall: Scenario = {
       s.defer('remove the data directory', () => rmSync(dataDir, { recursive: true, force: true }));
       const store = await openStore({ driver: 'pglite' });
       s.defer('close the store', () => store.close());
-      // The limiter still counts every call; its limit is raised so a load test is not a rate-limit test.
-      const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', PLATFORM_DATA_DIR: dataDir, PLATFORM_MCP_REQUEST_RATE: '1000000000', PLATFORM_MCP_INITIALIZE_RATE: '1000000' });
+      // The limiter still counts every call; its limit is raised so a load test is not a rate-limit test. Likewise the
+      // per-address connection cap: every load connection comes from loopback, one per caller in flight.
+      const config = loadConfig({
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        PLATFORM_DATA_DIR: dataDir,
+        PLATFORM_MCP_REQUEST_RATE: '1000000000',
+        PLATFORM_MCP_INITIALIZE_RATE: '1000000',
+        PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency)),
+      });
       const node = await startPlatform({ config, store, logger: pino({ level: 'silent' }), writeNodeFile: false });
       s.defer('stop the platform node', () => node.close());
       const svc = node.services;

@@ -22,6 +22,8 @@ export interface PlatformConfig {
   devicePollIntervalSeconds: number;
   actorIdleSeconds: number;
   shutdownGraceMs: number;
+  maxConnectionsPerAddress: number;
+  writeTimeoutMs: number;
   seedDemo: boolean;
   workspacesDir: string;
   pluginPrivateNetwork: boolean;
@@ -54,6 +56,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_DEVICE_POLL_INTERVAL', default: '5', description: 'Seconds a device-flow client waits between polls (1..60)' },
   { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
+  { env: 'PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', default: '1024', description: 'Connections one client address may hold open; more are refused with 503 `EDGE_TOO_MANY_CONNECTIONS` (0..1000000, 0: no cap). Behind a proxy every client shares its address: raise it' },
+  { env: 'PLATFORM_WRITE_TIMEOUT_MS', default: '30000', description: 'A connection whose client takes none of its queued response for this long is closed (0..3600000, 0: never); idle connections and quiet streams are not affected' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
   { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the workspace directories (one per account, gateway or agent, and user); a plugin's filesystem grants resolve inside its caller's one" },
   { env: 'PLATFORM_MCP_CALL_PRICE', default: '1', description: 'Credits one MCP `tools/call` reserves from the account budget (0..1000000)' },
@@ -124,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     devicePollIntervalSeconds: int('PLATFORM_DEVICE_POLL_INTERVAL', 5, 1, 60),
     actorIdleSeconds: int('PLATFORM_ACTOR_IDLE_SECONDS', 120, 1, 86_400),
     shutdownGraceMs: int('PLATFORM_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    maxConnectionsPerAddress: int('PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', 1024, 0, 1_000_000),
+    writeTimeoutMs: int('PLATFORM_WRITE_TIMEOUT_MS', 30_000, 0, 3_600_000),
     seedDemo: seed !== 'false',
     workspacesDir: path.resolve(cwd, str('PLATFORM_WORKSPACES_DIR', path.join(str('PLATFORM_DATA_DIR', './.platform'), 'workspaces'))),
     pluginPrivateNetwork: privateNetwork === 'true',

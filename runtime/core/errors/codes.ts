@@ -42,6 +42,7 @@ export const ERRORS = {
   EDGE_UNKNOWN_HOST: e('not_found', 'no service at this host', 'Use api.<domain>, mcp-{handle}.<domain> or agent-{handle}.<domain>.'),
   EDGE_STARTING: e('unavailable', 'the node is starting', 'Retry in a second.'),
   EDGE_BAD_REQUEST: e('invalid', 'the HTTP request could not be parsed', 'Send a well-formed HTTP/1.1 request (one Host header, valid URL encoding, headers within 16 KiB).'),
+  EDGE_TOO_MANY_CONNECTIONS: e('overloaded', 'too many open connections from this address', 'Reuse keep-alive connections and close those you no longer need; behind a proxy every client shares its address, so the operator raises `PLATFORM_MAX_CONNECTIONS_PER_ADDRESS`.'),
 
   // Management API
   MGMT_CREDENTIAL_MISSING: e('unauthenticated', 'missing credential: send an API key or access token as Authorization: Bearer <credential> (or Authorization: ApiKey, API-Key, X-API-Key)', 'Send a credential header; cookies and query-string tokens are never read.'),
