@@ -5,6 +5,7 @@ import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
+import { MODEL_USAGE, modelCli } from './cli/model.ts';
 import { serveCli } from './cli/serve.ts';
 import { VIZ_USAGE, vizCli } from './cli/viz.ts';
 
@@ -22,6 +23,7 @@ const USAGE = `usage: platform <command>
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${GATEWAYS_USAGE}
+${MODEL_USAGE}
 ${VIZ_USAGE}
 ${ADMIN_USAGE}
 `;
@@ -49,6 +51,8 @@ async function main(argv: string[]) {
       return pluginsCli(rest);
     case 'gateways':
       return gatewaysCli(rest);
+    case 'model':
+      return modelCli(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -20,6 +20,7 @@ export * from './identity/index.ts';
 export * from './accounts/index.ts';
 export * from './tools/index.ts';
 export * from './plugins/index.ts';
+export * from './models/index.ts';
 export * from './gateways/index.ts';
 export * from './viz/index.ts';
 export * from './operator/index.ts';

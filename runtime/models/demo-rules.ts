@@ -1,0 +1,4 @@
+import { fileURLToPath } from 'node:url';
+
+/** The demo agent's rules, shipped with the platform (demo-rules.yaml beside this file). */
+export const DEMO_RULES_FILE = fileURLToPath(new URL('./demo-rules.yaml', import.meta.url));

@@ -1,0 +1,4 @@
+export { parseRules, answer, numbersOf, RulesError, type ScriptedRules, type Rule, type Conversation, type Answer } from './scripted-rules.ts';
+export { scriptedApp, serveScripted, type ScriptedServer } from './scripted-server.ts';
+export { languageModel, parseModelRef, type ModelEndpoint } from './provider.ts';
+export { DEMO_RULES_FILE } from './demo-rules.ts';
