@@ -1,5 +1,5 @@
 import { ConfigError } from '../runtime/index.ts';
-import { ADMIN_USAGE, adminCli, GATEWAYS_USAGE, gatewaysCli } from './cli/admin.ts';
+import { ADMIN_USAGE, adminCli, AGENTS_USAGE, agentsCli, GATEWAYS_USAGE, gatewaysCli } from './cli/admin.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
@@ -23,6 +23,7 @@ const USAGE = `usage: platform <command>
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${GATEWAYS_USAGE}
+${AGENTS_USAGE}
 ${MODEL_USAGE}
 ${VIZ_USAGE}
 ${ADMIN_USAGE}
@@ -51,6 +52,8 @@ async function main(argv: string[]) {
       return pluginsCli(rest);
     case 'gateways':
       return gatewaysCli(rest);
+    case 'agents':
+      return agentsCli(rest);
     case 'model':
       return modelCli(rest);
     case undefined:

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
+import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
@@ -38,6 +39,8 @@ export interface Services {
   sandbox: Sandbox;
   /** Worker threads for what a tenant's input makes costly (reading and admitting uploads), in per-tenant lanes. */
   tasks: TaskPool;
+  /** The models agents run on: the operator's providers and the node's scripted model (served on loopback). */
+  models: ModelRegistry;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
@@ -153,7 +156,8 @@ export async function createServices(opts: {
   const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
-  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry });
+  const models = await createModelRegistry(config);
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
   const gateways = createGatewayDirectory({
@@ -173,6 +177,7 @@ export async function createServices(opts: {
     lanes,
     sandbox,
     tasks,
+    models,
     invokeTool,
     toolRegistry,
     gatewayTokens,
@@ -200,6 +205,7 @@ export async function createServices(opts: {
       await host.stop();
       await sandbox.close();
       await tasks.close();
+      await models.close();
       await counter.close();
       gateways.close();
       accountStatus.close();

@@ -84,13 +84,17 @@ export function blobStore(db: Db, opts: { dir?: string } = {}): BlobStore {
       }
       // A header whose chunks are not all counted is a write that stopped half-way: the bytes are not there yet.
       if (h.size > 0 && h.chunks === 0) return null;
-      const parts: Buffer[] = [];
+      // Each chunk is copied into place as it arrives: joining them at the end would copy the whole blob into fresh
+      // memory in one go (40 ms for 28 MiB, most of it first touches of new pages) on the event loop.
+      const out = Buffer.allocUnsafeSlow(h.size);
+      let at = 0;
       for (let seq = 0; seq < h.chunks; seq++) {
         const { rows } = await db.query<{ bytes: Uint8Array }>('select bytes from blob_chunks where hash = $1 and seq = $2', [hash, seq]);
-        if (!rows[0]) return null;
-        parts.push(rows[0].bytes as Buffer);
+        if (!rows[0] || at + rows[0].bytes.length > h.size) return null;
+        out.set(rows[0].bytes, at);
+        at += rows[0].bytes.length;
       }
-      return Buffer.concat(parts, h.size);
+      return at === h.size ? out : null;
     },
     async close() {
       if (temporary) await rm(await temporary, { recursive: true, force: true });

@@ -131,6 +131,11 @@ export function capabilitiesRepo(db: Queryable) {
       const { rows } = await db.query('select 1 from capabilities where account_id = $1 and id = $2', [accountId, id]);
       return rows.length > 0;
     },
+    /** Capabilities of the account with this name (names are not unique; namespaces are). */
+    async byName(accountId: string, name: string): Promise<{ id: string; name: string }[]> {
+      const { rows } = await db.query<{ id: string; name: string }>('select id, name from capabilities where account_id = $1 and name = $2 order by created_at', [accountId, name]);
+      return rows;
+    },
     async byNamespace(accountId: string, namespace: string): Promise<{ id: string; name: string } | null> {
       const { rows } = await db.query<{ id: string; name: string }>('select id, name from capabilities where account_id = $1 and namespace = $2', [accountId, namespace]);
       return rows[0] ?? null;

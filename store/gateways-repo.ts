@@ -24,6 +24,10 @@ export interface AgentRecord {
   handle: string;
   name: string;
   description: string;
+  /** The agent's instructions: what its model is told before every conversation. */
+  instructions: string;
+  /** The model it runs on, `provider/model`. */
+  model: string;
   createdAt: string;
 }
 
@@ -38,7 +42,7 @@ type GatewayRow = {
   keys: GatewayRecord['keys'];
   created_at: string;
 };
-type AgentRow = { id: string; account_id: string; handle: string; name: string; description: string; created_at: string };
+type AgentRow = { id: string; account_id: string; handle: string; name: string; description: string; instructions: string; model: string; created_at: string };
 
 const toGateway = (r: GatewayRow): GatewayRecord => ({
   id: r.id,
@@ -57,11 +61,13 @@ const toAgent = (r: AgentRow): AgentRecord => ({
   handle: r.handle,
   name: r.name,
   description: r.description,
+  instructions: r.instructions,
+  model: r.model,
   createdAt: r.created_at,
 });
 
 const G = 'id, account_id, handle, auth_mode, presentation_mode, status, config_version, keys, created_at';
-const A = 'id, account_id, handle, name, description, created_at';
+const A = 'id, account_id, handle, name, description, instructions, model, created_at';
 
 export function gatewaysRepo(db: Queryable) {
   return {
@@ -115,8 +121,8 @@ export function agentsRepo(db: Queryable) {
   return {
     async create(a: Omit<AgentRecord, 'createdAt'>): Promise<AgentRecord> {
       const { rows } = await db.query<AgentRow>(
-        `insert into agents (id, account_id, handle, name, description) values ($1, $2, $3, $4, $5) returning ${A}`,
-        [a.id, a.accountId, a.handle, a.name, a.description],
+        `insert into agents (id, account_id, handle, name, description, instructions, model) values ($1, $2, $3, $4, $5, $6, $7) returning ${A}`,
+        [a.id, a.accountId, a.handle, a.name, a.description, a.instructions, a.model],
       );
       return toAgent(rows[0]!);
     },
@@ -130,6 +136,17 @@ export function agentsRepo(db: Queryable) {
         id,
       ]);
       return rows[0] ? toAgent(rows[0]) : null;
+    },
+    async getById(id: string): Promise<AgentRecord | null> {
+      const { rows } = await db.query<AgentRow>(`select ${A} from agents where id = $1`, [id]);
+      return rows[0] ? toAgent(rows[0]) : null;
+    },
+    /** Every agent, or one account's, by handle (the operator's listing). */
+    async listAll(accountId?: string): Promise<AgentRecord[]> {
+      const { rows } = accountId
+        ? await db.query<AgentRow>(`select ${A} from agents where account_id = $1 order by handle`, [accountId])
+        : await db.query<AgentRow>(`select ${A} from agents order by handle`);
+      return rows.map(toAgent);
     },
     async list(accountId: string): Promise<AgentRecord[]> {
       const { rows } = await db.query<AgentRow>(`select ${A} from agents where account_id = $1 order by handle`, [

@@ -74,9 +74,21 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
   },
   'agent create': {
     command: 'agent.create',
-    options: { account: str, handle: str, name: str, description: str },
+    options: { account: str, handle: str, name: str, description: str, instructions: str, model: str },
     required: ['account', 'handle', 'name'],
-    build: (v) => ({ account: v.account, handle: v.handle, name: v.name, description: v.description }),
+    build: (v) => ({ account: v.account, handle: v.handle, name: v.name, description: v.description, instructions: v.instructions, model: v.model }),
+  },
+  'agent bind': {
+    command: 'agent.bind',
+    options: { agent: str, capability: str },
+    required: ['agent', 'capability'],
+    build: (v) => ({ agent: v.agent, capability: v.capability }),
+  },
+  'agent unbind': {
+    command: 'agent.unbind',
+    options: { agent: str, capability: str },
+    required: ['agent', 'capability'],
+    build: (v) => ({ agent: v.agent, capability: v.capability }),
   },
   'budget set': {
     command: 'budget.set',
@@ -126,25 +138,32 @@ async function execute(config: PlatformConfig, command: AdminCommand, params: Re
 export const GATEWAYS_USAGE = `  platform gateways list [--account <id>] [--json]   every gateway (or one account's): URL, auth and presentation modes
   platform gateways show <handle> [--json]          one gateway: URL, modes, and the tools a caller would see`;
 
-/**
- * `platform gateways list|show`: the operator's view of the MCP gateways (the management API has no gateway
- * routes: spec §1), run where the data is, like the admin commands.
- */
-export async function gatewaysCli(argv: string[]): Promise<void> {
-  const [verb, ...rest] = argv;
-  if (verb === 'list') {
-    const { values } = parseArgs({ args: rest, options: { account: str, json: { type: 'boolean' } }, strict: true });
-    print(await execute(loadConfig(), 'gateway.list', { account: values.account }), Boolean(values.json));
-    return;
-  }
-  if (verb === 'show') {
-    const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-    if (positionals.length !== 1) throw new UsageError('platform gateways show takes <handle>');
-    print(await execute(loadConfig(), 'gateway.show', { handle: positionals[0] }), Boolean(values.json));
-    return;
-  }
-  throw new UsageError(`platform gateways: expected list or show\n${GATEWAYS_USAGE}`);
+/** `platform gateways` and `platform agents`: list (optionally one account's) and show one, by id or handle. */
+function listShowCli(noun: 'gateway' | 'agent', usage: string) {
+  return async (argv: string[]): Promise<void> => {
+    const [verb, ...rest] = argv;
+    if (verb === 'list') {
+      const { values } = parseArgs({ args: rest, options: { account: str, json: { type: 'boolean' } }, strict: true });
+      print(await execute(loadConfig(), `${noun}.list`, { account: values.account }), Boolean(values.json));
+      return;
+    }
+    if (verb === 'show') {
+      const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+      if (positionals.length !== 1) throw new UsageError(`platform ${noun}s show takes <handle>`);
+      print(await execute(loadConfig(), `${noun}.show`, noun === 'gateway' ? { handle: positionals[0] } : { agent: positionals[0] }), Boolean(values.json));
+      return;
+    }
+    throw new UsageError(`platform ${noun}s: expected list or show\n${usage}`);
+  };
 }
+
+export const AGENTS_USAGE = `  platform agents list [--account <id>] [--json]     every agent (or one account's): URL, model, bound capabilities
+  platform agents show <handle> [--json]            one agent: its instructions, model and bound capabilities`;
+
+/** `platform agents list|show`: the operator's view of the agents (the management API has no agent listing). */
+export const agentsCli = listShowCli('agent', AGENTS_USAGE);
+
+export const gatewaysCli = listShowCli('gateway', GATEWAYS_USAGE);
 
 export async function adminCli(argv: string[]): Promise<void> {
   const name = argv.slice(0, 2).join(' ');

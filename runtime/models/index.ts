@@ -2,3 +2,4 @@ export { parseRules, answer, numbersOf, RulesError, type ScriptedRules, type Rul
 export { scriptedApp, serveScripted, type ScriptedServer } from './scripted-server.ts';
 export { languageModel, parseModelRef, type ModelEndpoint } from './provider.ts';
 export { DEMO_RULES_FILE } from './demo-rules.ts';
+export { createModelRegistry, type ModelRegistry } from './model-registry.ts';

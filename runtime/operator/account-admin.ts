@@ -123,18 +123,6 @@ export function createAccountAdmin(deps: {
       }));
     },
 
-    async createAgent(p: { account: string; handle: string; name: string; description?: string }) {
-      await requireAccount(p.account);
-      validateHandle(p.handle);
-      need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 200, 'agent name must be 1-200 characters');
-      need((p.description ?? '').length <= 2000, 'agent description must be at most 2000 characters');
-      const id = randomUUID();
-      await unique(`agent handle ${p.handle}`, () =>
-        store.agents.create({ id, accountId: p.account, handle: p.handle, name: p.name.trim(), description: p.description ?? '' }),
-      );
-      return { id, handle: p.handle, url: deps.urls.agent(p.handle) };
-    },
-
     setBudget: (p: { account: string; credits: number }) => setBudget(p.account, p.credits),
 
     /** Suspends an account (until a time, or until resumed): every surface refuses it meanwhile. */

@@ -4,16 +4,26 @@ import type { Bus } from '../core/bus/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { createAccountAdmin } from './account-admin.ts';
+import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
 import { createGatewayAdmin } from './gateway-admin.ts';
 
 export { validateHandle } from './checks.ts';
 
 /**
  * What the operator can do (the management API creates no accounts, principals, keys, gateways or agents): the
- * account commands and the gateway commands, by one name.
+ * account, gateway and agent commands, by one name.
  */
-export function createAdmin(deps: { store: Store; actors: ActorSystem; now: () => number; urls: { mcp(h: string): string; agent(h: string): string }; bus?: Bus; tools: ToolRegistry }) {
-  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps) };
+export function createAdmin(deps: {
+  store: Store;
+  actors: ActorSystem;
+  now: () => number;
+  urls: { mcp(h: string): string; agent(h: string): string };
+  bus?: Bus;
+  tools: ToolRegistry;
+  models: ModelCheck;
+  defaultModel: string;
+}) {
+  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -35,6 +45,10 @@ export const ADMIN_COMMANDS = {
   'gateway.retire': (a: Admin, p: any) => a.retireGateway(p),
   'gateway.rotate-key': (a: Admin, p: any) => a.rotateGatewayKey(p),
   'agent.create': (a: Admin, p: any) => a.createAgent(p),
+  'agent.bind': (a: Admin, p: any) => a.bindAgent(p),
+  'agent.unbind': (a: Admin, p: any) => a.unbindAgent(p),
+  'agent.list': (a: Admin, p: any) => a.listAgents(p),
+  'agent.show': (a: Admin, p: any) => a.showAgent(p),
   'budget.set': (a: Admin, p: any) => a.setBudget(p),
   'gateway.bind': (a: Admin, p: any) => a.bindGateway(p),
   'gateway.unbind': (a: Admin, p: any) => a.unbindGateway(p),

@@ -25,7 +25,15 @@ export async function seedDemoTenant(store: Pick<Store, 'accounts'>, admin: Admi
   const userKey = await admin.createKey({ principal: user.id });
   const serviceKey = await admin.createKey({ principal: service.id });
   const gateway = await admin.createGateway({ account: accountId, handle: 'demo', auth: 'private', presentation: 'adaptive' });
-  const agent = await admin.createAgent({ account: accountId, handle: 'demo', name: 'Demo agent', description: 'The demo tenant agent' });
+  // The demo agent runs on the scripted model (docs/scripted-model.md), so it answers offline out of the box.
+  const agent = await admin.createAgent({
+    account: accountId,
+    handle: 'demo',
+    name: 'Demo agent',
+    description: 'The demo tenant agent',
+    instructions: 'You are the demo agent of this platform. Answer briefly; use the tools you are given when they help.',
+    model: 'scripted/demo',
+  });
   await admin.setBudget({ account: accountId, credits: DEMO_CREDITS });
   return {
     accountId,

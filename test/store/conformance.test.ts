@@ -170,7 +170,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     const create = (accountId: string, handle: string) =>
       repo === 'gateways'
         ? store.gateways.create({ id: randomUUID(), accountId, handle, authMode: 'private', presentationMode: 'unified' })
-        : store.agents.create({ id: randomUUID(), accountId, handle, name: 'Helper', description: 'helps' });
+        : store.agents.create({ id: randomUUID(), accountId, handle, name: 'Helper', description: 'helps', instructions: '', model: 'scripted/demo' });
 
     it('handles are globally unique; byHandle is global, get and list are account-scoped', async () => {
       const [a, b] = [await newAccount(), await newAccount()];

@@ -62,7 +62,10 @@ describe.each(drivers)('hostile uploads on %s do not stall the node', (driver) =
     }
   }
 
-  it('[UPLOAD-14] [UPLOAD-30] each hostile upload gets its answer while a bystander tenant is served within 100 ms', async () => {
+  // Up to two retries: on a small shared machine the OS or the database server can delay one request by a scheduler
+  // slice now and then; a stall that the hostile input causes (the seconds this test was written against) fails every
+  // attempt.
+  it('[UPLOAD-14] [UPLOAD-30] each hostile upload gets its answer while a bystander tenant is served within 100 ms', { timeout: 240_000, retry: 2 }, async () => {
     // Warm the paths first with an ordinary upload and the bystander's request (threads starting, first statements
     // planned, code compiled): what is timed is the hostile work, not a node's first upload.
     await p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${bystander}` } });
@@ -86,7 +89,7 @@ describe.each(drivers)('hostile uploads on %s do not stall the node', (driver) =
       expect(Math.max(...latencies), `${h.name}: bystander worst latency`).toBeLessThan(BYSTANDER_MAX_MS);
       expect(loopDelayMaxMs, `${h.name}: event loop delay`).toBeLessThan(BYSTANDER_MAX_MS);
     }
-  }, 240_000);
+  });
 
   it('[UPLOAD-14] a refused upload says why: the per-kind cap, the decompression cap, the config problems', async () => {
     const by = Object.fromEntries(hostile.map((h) => [h.name, h]));

@@ -31,6 +31,12 @@ export interface PlatformConfig {
   mcpRequestRate: number;
   mcpInitializeRate: number;
   laneQueue: number;
+  /** OpenAI-compatible model providers the operator configured (`scripted` is always there, served by the node). */
+  modelProviders: { name: string; baseUrl: string; apiKey?: string }[];
+  /** The scripted model's rules file; null: the demo rules shipped with the platform. */
+  scriptedRules: string | null;
+  /** The model of an agent created without one (`provider/model`). */
+  defaultModel: string;
 }
 
 export interface Setting {
@@ -64,6 +70,9 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_MCP_REQUEST_RATE', default: '600', description: 'MCP tools/list + tools/call per minute per gateway per caller (the spec value; raise it only for load tests)' },
   { env: 'PLATFORM_MCP_INITIALIZE_RATE', default: '60', description: 'MCP initialize per minute per gateway per caller (the spec value; raise it only for load tests)' },
   { env: 'PLATFORM_LANE_QUEUE', default: '256', description: "Calls an account may have waiting for the sandbox beyond those running; more are refused as overloaded (1..100000)" },
+  { env: 'PLATFORM_MODEL_PROVIDERS', default: '(none)', description: 'OpenAI-compatible model providers, `name=base-url` separated by commas (e.g. `openrouter=https://openrouter.ai/api/v1`); each one\'s API key is read from `PLATFORM_MODEL_<NAME>_API_KEY`. Agents name a model as `name/model`' },
+  { env: 'PLATFORM_SCRIPTED_RULES', default: '(the demo rules)', description: 'Rules file of the scripted model the node serves on loopback as provider `scripted` (docs/scripted-model.md)' },
+  { env: 'PLATFORM_DEFAULT_MODEL', default: 'scripted/demo', description: 'Model of an agent created without `--model` (`provider/model`)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
 ];
 
@@ -111,6 +120,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
   const privateNetwork = str('PLATFORM_PLUGIN_PRIVATE_NETWORK', 'false');
   if (privateNetwork !== 'true' && privateNetwork !== 'false') problems.push(`PLATFORM_PLUGIN_PRIVATE_NETWORK=${JSON.stringify(privateNetwork)}: expected true or false`);
+  const modelProviders: PlatformConfig['modelProviders'] = [];
+  for (const entry of str('PLATFORM_MODEL_PROVIDERS', '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const at = entry.indexOf('=');
+    const name = at > 0 ? entry.slice(0, at).trim() : '';
+    const baseUrl = at > 0 ? entry.slice(at + 1).trim() : '';
+    if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(name) || name === 'scripted') {
+      problems.push(`PLATFORM_MODEL_PROVIDERS: ${JSON.stringify(entry)}: expected name=base-url with a name of lowercase letters, digits and -, not "scripted"`);
+      continue;
+    }
+    if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+      problems.push(`PLATFORM_MODEL_PROVIDERS: ${JSON.stringify(entry)}: the base URL must be an http(s) URL such as https://api.example.com/v1`);
+      continue;
+    }
+    if (modelProviders.some((p) => p.name === name)) problems.push(`PLATFORM_MODEL_PROVIDERS: provider ${name} is listed twice`);
+    const apiKey = env[`PLATFORM_MODEL_${name.toUpperCase().replaceAll('-', '_')}_API_KEY`];
+    modelProviders.push({ name, baseUrl: baseUrl.replace(/\/+$/, ''), ...(apiKey ? { apiKey } : {}) });
+  }
+  const defaultModel = str('PLATFORM_DEFAULT_MODEL', 'scripted/demo');
+  const provider = defaultModel.slice(0, Math.max(0, defaultModel.indexOf('/')));
+  if (!provider || defaultModel.endsWith('/') || (provider !== 'scripted' && !modelProviders.some((p) => p.name === provider))) {
+    problems.push(`PLATFORM_DEFAULT_MODEL=${JSON.stringify(defaultModel)}: expected provider/model with a configured provider (scripted${modelProviders.map((p) => `, ${p.name}`).join('')})`);
+  }
+  const rules = str('PLATFORM_SCRIPTED_RULES', '');
   const config: PlatformConfig = {
     port,
     host: str('HOST', '127.0.0.1'),
@@ -137,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mcpRequestRate: int('PLATFORM_MCP_REQUEST_RATE', 600, 1, 1_000_000_000),
     mcpInitializeRate: int('PLATFORM_MCP_INITIALIZE_RATE', 60, 1, 1_000_000_000),
     laneQueue: int('PLATFORM_LANE_QUEUE', 256, 1, 100_000),
+    modelProviders,
+    scriptedRules: rules ? path.resolve(cwd, rules) : null,
+    defaultModel,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -66,6 +66,9 @@ export const ERRORS = {
   MGMT_UNAVAILABLE: e('unavailable', 'the service is not ready', 'Retry shortly.'),
 
   // Plugins: upload, admission, activation
+  // Models
+  MODEL_UNKNOWN: e('invalid', 'no configured model of that name', 'Name a model as provider/model with a provider of PLATFORM_MODEL_PROVIDERS, or scripted/<rules name>.'),
+
   PLUGIN_ARCHIVE_NOT_GZIP: e('invalid', 'unreadable archive: not gzip-compressed', 'Pack the plugin with `platform plugins pack` (an .npack is a gzip-compressed tar).'),
   PLUGIN_ARCHIVE_NOT_TAR: e('invalid', 'unreadable archive: not a tar archive', 'Pack the plugin with `platform plugins pack`.'),
   PLUGIN_ARCHIVE_TRUNCATED: e('invalid', 'unreadable archive: truncated', 'Upload the whole file again.'),

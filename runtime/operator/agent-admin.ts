@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentRecord, Store } from '../../store/index.ts';
+import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import type { ToolRegistry } from '../tools/index.ts';
+import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+
+/** What the operator commands need of the models: whether a `provider/model` reference can be served. */
+export interface ModelCheck {
+  check(ref: string): void;
+}
+
+const MAX_INSTRUCTIONS = 32_000;
+
+const target = (a: AgentRecord) => ({ kind: 'agent' as const, id: a.id, accountId: a.accountId });
+
+/**
+ * The operator's commands for agents: create one (its instructions and model), bind and unbind the capabilities it
+ * may call (the same tool registry as gateways, keyed by the agent as binding target), list and show them. The
+ * management API has no agent writes (spec §1): these run where the data is, like the gateway commands.
+ */
+export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string): string }; tools: ToolRegistry; models: ModelCheck; defaultModel: string }) {
+  const { store } = deps;
+
+  async function requireAgent(ref: string): Promise<AgentRecord> {
+    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid agent ${JSON.stringify(ref)}`);
+    const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
+    if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
+    return a;
+  }
+
+  /** A capability of the agent's own account, by id or by name (a name must be unambiguous). */
+  async function requireCapability(a: AgentRecord, ref: string): Promise<string> {
+    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 200, `invalid capability ${JSON.stringify(ref)}`);
+    if (UUID_RE.test(ref)) {
+      if (!(await store.capabilities.exists(a.accountId, ref))) throw new PlatformError('ADMIN_NOT_FOUND', `no capability ${ref} in the agent's account`);
+      return ref;
+    }
+    const found = await store.capabilities.byName(a.accountId, ref);
+    if (found.length === 0) throw new PlatformError('ADMIN_NOT_FOUND', `no capability named ${JSON.stringify(ref)} in the agent's account`);
+    if (found.length > 1) throw new PlatformError('ADMIN_CONFLICT', `${found.length} capabilities are named ${JSON.stringify(ref)}: give the id (${found.map((c) => c.id).join(', ')})`);
+    return found[0]!.id;
+  }
+
+  function checkModel(ref: string) {
+    try {
+      deps.models.check(ref);
+    } catch (err) {
+      // The operator's mistake, said as one: the model's own message names the providers there are.
+      if (isPlatformError(err, 'MODEL_UNKNOWN')) throw new PlatformError('ADMIN_INVALID', err.message);
+      throw err;
+    }
+  }
+
+  async function view(a: AgentRecord) {
+    const bindings = await store.bindings.list(a.accountId, target(a));
+    return {
+      id: a.id,
+      account_id: a.accountId,
+      handle: a.handle,
+      name: a.name,
+      description: a.description,
+      instructions: a.instructions,
+      model: a.model,
+      url: deps.urls.agent(a.handle),
+      capabilities: bindings.map((b) => b.capabilityId),
+      created_at: a.createdAt,
+    };
+  }
+
+  return {
+    async createAgent(p: { account: string; handle: string; name: string; description?: string; instructions?: string; model?: string }) {
+      need(typeof p.account === 'string' && UUID_RE.test(p.account), `invalid account id ${JSON.stringify(p.account)}`);
+      if (!(await store.accounts.get(p.account))) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${p.account}`);
+      validateHandle(p.handle);
+      need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 200, 'agent name must be 1-200 characters');
+      need((p.description ?? '').length <= 2000, 'agent description must be at most 2000 characters');
+      need((p.instructions ?? '').length <= MAX_INSTRUCTIONS, `agent instructions must be at most ${MAX_INSTRUCTIONS} characters`);
+      const model = p.model ?? deps.defaultModel;
+      checkModel(model);
+      const id = randomUUID();
+      await unique(`agent handle ${p.handle}`, () =>
+        store.agents.create({ id, accountId: p.account, handle: p.handle, name: p.name.trim(), description: p.description ?? '', instructions: p.instructions ?? '', model }),
+      );
+      return { id, handle: p.handle, model, url: deps.urls.agent(p.handle) };
+    },
+
+    /** Lets the agent call a capability's tools (idempotent); `changed` says whether it was new. */
+    async bindAgent(p: { agent: string; capability: string; by?: string }) {
+      const a = await requireAgent(p.agent);
+      const capability = await requireCapability(a, p.capability);
+      const changed = await store.bindings.bind(a.accountId, target(a), capability, p.by ?? 'operator');
+      deps.tools.invalidate(target(a));
+      return { agent_id: a.id, capability_id: capability, bound: true, changed };
+    },
+
+    async unbindAgent(p: { agent: string; capability: string }) {
+      const a = await requireAgent(p.agent);
+      const capability = await requireCapability(a, p.capability);
+      if (!(await store.bindings.unbind(a.accountId, target(a), capability))) throw new PlatformError('ADMIN_NOT_FOUND', `capability ${capability} is not bound to agent ${a.handle}`);
+      deps.tools.invalidate(target(a));
+      return { agent_id: a.id, capability_id: capability, bound: false };
+    },
+
+    async listAgents(p: { account?: string }) {
+      if (p.account !== undefined) need(UUID_RE.test(p.account), `invalid account id ${JSON.stringify(p.account)}`);
+      return Promise.all((await store.agents.listAll(p.account)).map(view));
+    },
+
+    async showAgent(p: { agent: string }) {
+      return view(await requireAgent(p.agent));
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServe } from '../helpers/cli.ts';
+import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
+import { npack } from '../helpers/npack.ts';
+
+describe('platform agents list|show and admin agent create|bind|unbind, against a running node', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-agent-cli-'));
+  let server: Awaited<ReturnType<typeof startServe>>;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServe({ PLATFORM_DATA_DIR: dataDir });
+    const userKey = /user API key\s+(ak-\S+)/.exec(server.banner)![1]!;
+    env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_API_URL: `http://api.localhost:${server.port}`, PLATFORM_API_KEY: userKey };
+    const archive = await npack([
+      { name: 'calc.wasm', body: Buffer.from(await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT })) },
+      { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' },
+    ]);
+    writeFileSync(path.join(dataDir, 'calc.npack'), archive);
+  }, 120_000);
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.stopped;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the demo agent runs on the scripted model; agents get instructions, a model and bound capabilities', async () => {
+    const list = await runCli(['agents', 'list', '--json'], env);
+    expect(list.code, list.stderr).toBe(0);
+    const demo = (list.json as { handle: string; model: string; url: string; account_id: string; instructions: string; capabilities: string[] }[]).find((a) => a.handle === 'demo')!;
+    expect(demo).toMatchObject({ model: 'scripted/demo', url: `http://agent-demo.localhost:${server.port}`, capabilities: [] });
+    expect(demo.instructions).toMatch(/demo agent/);
+
+    const created = await runCli(['admin', 'agent', 'create', '--account', demo.account_id, '--handle', 'helper', '--name', 'Helper', '--instructions', 'Be terse.', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    // Without --model an agent gets PLATFORM_DEFAULT_MODEL.
+    expect(created.json).toMatchObject({ handle: 'helper', model: 'scripted/demo', url: `http://agent-helper.localhost:${server.port}` });
+    const badModel = await runCli(['admin', 'agent', 'create', '--account', demo.account_id, '--handle', 'other', '--name', 'Other', '--model', 'nowhere/gpt', '--json'], env);
+    expect(badModel.code).toBe(1);
+    expect(badModel.json.error).toMatchObject({ code: 'ADMIN_INVALID' });
+    expect(badModel.json.error.message).toMatch(/no provider "nowhere" is configured \(providers: scripted/);
+    const wrongRules = await runCli(['admin', 'agent', 'create', '--account', demo.account_id, '--handle', 'other', '--name', 'Other', '--model', 'scripted/gpt-4', '--json'], env);
+    expect(wrongRules.json.error.message).toMatch(/serves the rules named "demo"/);
+
+    const up = await runCli(['plugins', 'upload', path.join(dataDir, 'calc.npack'), '--json'], env);
+    expect(up.code, up.stderr).toBe(0);
+    // By capability name as well as by id; by agent handle as well as by id.
+    const bind = await runCli(['admin', 'agent', 'bind', '--agent', 'helper', '--capability', 'calc', '--json'], env);
+    expect(bind.code, bind.stderr).toBe(0);
+    expect(bind.json).toMatchObject({ agent_id: created.json.id, capability_id: up.json.capability_id, bound: true, changed: true });
+    expect((await runCli(['admin', 'agent', 'bind', '--agent', created.json.id, '--capability', up.json.capability_id, '--json'], env)).json).toMatchObject({ changed: false });
+    const show = await runCli(['agents', 'show', 'helper', '--json'], env);
+    expect(show.json).toMatchObject({ handle: 'helper', instructions: 'Be terse.', model: 'scripted/demo', capabilities: [up.json.capability_id] });
+    expect((await runCli(['agents', 'show', 'helper'], env)).stdout).toMatch(/Be terse\./);
+
+    const unbind = await runCli(['admin', 'agent', 'unbind', '--agent', 'helper', '--capability', 'calc', '--json'], env);
+    expect(unbind.json).toMatchObject({ bound: false });
+    const again = await runCli(['admin', 'agent', 'unbind', '--agent', 'helper', '--capability', 'calc', '--json'], env);
+    expect(again.json.error.code).toBe('ADMIN_NOT_FOUND');
+    expect((await runCli(['agents', 'show', 'no-such-agent', '--json'], env)).json.error).toMatchObject({ code: 'ADMIN_NOT_FOUND', message: 'no agent "no-such-agent"' });
+    expect((await runCli(['admin', 'agent', 'bind', '--agent', 'helper', '--capability', 'nope', '--json'], env)).json.error.code).toBe('ADMIN_NOT_FOUND');
+  }, 120_000);
+});
