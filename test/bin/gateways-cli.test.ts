@@ -1,30 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServe } from '../helpers/cli.ts';
-import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
-import { npack } from '../helpers/npack.ts';
+import { runCli } from '../helpers/cli.ts';
+import { startCliNode } from '../helpers/cli-node.ts';
 
 describe('platform gateways list|show and admin gateway bind|unbind, against a running node', () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-gw-cli-'));
-  let server: Awaited<ReturnType<typeof startServe>>;
+  let node: Awaited<ReturnType<typeof startCliNode>>;
+  let server: Awaited<ReturnType<typeof startCliNode>>['server'];
   let env: Record<string, string>;
+  let dataDir: string;
   beforeAll(async () => {
-    server = await startServe({ PLATFORM_DATA_DIR: dataDir });
-    const userKey = /user API key\s+(ak-\S+)/.exec(server.banner)![1]!;
-    env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_API_URL: `http://api.localhost:${server.port}`, PLATFORM_API_KEY: userKey };
-    const archive = await npack([
-      { name: 'calc.wasm', body: Buffer.from(await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT })) },
-      { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' },
-    ]);
-    writeFileSync(path.join(dataDir, 'calc.npack'), archive);
+    node = await startCliNode('platform-gw-cli-');
+    ({ server, env, dataDir } = node);
   }, 120_000);
-  afterAll(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.stopped;
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => node?.close());
 
   it('shows what a caller would see, before and after a binding', async () => {
     const up = await runCli(['plugins', 'upload', path.join(dataDir, 'calc.npack'), '--json'], env);
