@@ -40,7 +40,7 @@ describe('platform admin on the embedded database', () => {
       const gateway = await runCli(['admin', 'gateway', 'create', '--account', account.json.id, '--handle', 'acme-tools', '--auth', 'public', '--presentation', 'direct', '--json'], env);
       expect(gateway.json).toEqual({ id: expect.any(String), handle: 'acme-tools', url: `http://mcp-acme-tools.localhost:${server.port}` });
       const agent = await runCli(['admin', 'agent', 'create', '--account', account.json.id, '--handle', 'helper', '--name', 'Helper', '--json'], env);
-      expect(agent.json).toEqual({ id: expect.any(String), handle: 'helper', url: `http://agent-helper.localhost:${server.port}` });
+      expect(agent.json).toEqual({ id: expect.any(String), handle: 'helper', model: 'scripted/demo', url: `http://agent-helper.localhost:${server.port}` });
       const user = await runCli(['admin', 'user', 'create', '--account', account.json.id, '--email', 'ops@acme.test', '--password', 'correct horse', '--role', 'viewer', '--json'], env);
       expect(Object.keys(user.json)).toEqual(['id']);
       const budget = await runCli(['admin', 'budget', 'set', '--account', account.json.id, '--credits', '250', '--json'], env);
