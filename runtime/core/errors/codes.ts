@@ -98,6 +98,9 @@ export const ERRORS = {
   ADMIN_NOT_FOUND: e('not_found', 'no such resource', 'Check the id or handle (`platform admin ... list`).'),
   ADMIN_CONFLICT: e('conflict', 'already taken, or not possible in the current state', 'Use another handle or name, or check the resource\'s state.'),
 
+  // Identity
+  IDENTITY_DELEGATION_INVALID: e('invalid', 'the agent token cannot be minted for this chain', 'Name an agent of the account and at most five actors, each a live member of the account.'),
+
   // OAuth authorization servers of the MCP gateways (the wire `error` is the code without its prefix, lowercased)
   OAUTH_INVALID_REQUEST: e('invalid', 'invalid_request', 'Send the parameters the message names.'),
   OAUTH_INVALID_CLIENT: e('unauthenticated', 'invalid_client', 'Authenticate the client as it was registered.'),
