@@ -20,7 +20,8 @@ describe('agent tokens', () => {
   beforeAll(async () => {
     store = await freshStore('pglite');
     await store.accounts.create({ id: accountId, name: 'a' });
-    await store.agents.create({ id: agentId, accountId, handle: 'tok', name: 'Tok', description: '' });
+    // Plain SQL: the agent's other columns (its model and instructions) keep their defaults.
+    await store.db.query("insert into agents (id, account_id, handle, name, description) values ($1, $2, 'tok', 'Tok', '')", [agentId, accountId]);
   });
   afterAll(() => store.drop());
 
