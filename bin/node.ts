@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { listen, startEdge, type EdgeServer, type Listener } from '../edge/index.ts';
+import { listen, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
 import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
@@ -34,7 +34,15 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<{ sto
  * The composition root of one node: store, runtime services, edge. Tests pass their own store and clock; `npm start`
  * passes neither and gets the configured ones.
  */
-export async function startPlatform(opts: { config: PlatformConfig; store?: Store; clock?: Clock; logger?: Logger; writeNodeFile?: boolean }): Promise<PlatformNode> {
+export async function startPlatform(opts: {
+  config: PlatformConfig;
+  store?: Store;
+  clock?: Clock;
+  logger?: Logger;
+  writeNodeFile?: boolean;
+  /** The agent runtime the agent gateways call (tests pass their own). */
+  a2aBackend?: A2aBackend;
+}): Promise<PlatformNode> {
   const logger = opts.logger ?? createLogger(opts.config.logLevel);
   const { maxConnectionsPerAddress, writeTimeoutMs } = opts.config;
   const listener: Listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger);
@@ -67,7 +75,7 @@ export async function startPlatform(opts: { config: PlatformConfig; store?: Stor
     });
     const demo = config.seedDemo ? await seedDemoTenant(store, services.admin) : null;
     const operatorToken = randomBytes(32).toString('base64url');
-    const edge = await startEdge({ listener, services, logger, operatorToken, graceMs: config.shutdownGraceMs });
+    const edge = await startEdge({ listener, services, logger, operatorToken, graceMs: config.shutdownGraceMs, ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}) });
     const nodeFile = opts.writeNodeFile ?? !opts.store;
     if (nodeFile) {
       ensureDataDir(config.dataDir);

@@ -6,6 +6,7 @@ import { ERRORS, type Services } from '../runtime/index.ts';
 import { installConnectionGuard, routeHost, type HostRoute } from './http/index.ts';
 import { managementApp, MANAGEMENT_SERVICES } from './management/index.ts';
 import { mcpSurface, MCP_SERVICES } from './mcp/index.ts';
+import { a2aSurface, A2A_SERVICES, type A2aBackend } from './a2a/index.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -111,7 +112,15 @@ export async function listen(port: number, host: string, limits: ConnectionLimit
   return { server, port: bound, url: `http://127.0.0.1:${bound}`, attach: (h) => (handler = h) };
 }
 
-export async function startEdge(opts: { listener: Listener; services: Services; logger: Logger; operatorToken: string; graceMs: number }): Promise<EdgeServer> {
+export async function startEdge(opts: {
+  listener: Listener;
+  services: Services;
+  logger: Logger;
+  operatorToken: string;
+  graceMs: number;
+  /** The agent runtime behind the agent gateways; without it they serve cards but answer task methods -32004. */
+  a2aBackend?: A2aBackend;
+}): Promise<EdgeServer> {
   const state = { draining: false };
   const s = opts.services;
   // Each surface gets only the services it uses.
@@ -122,11 +131,14 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
   const mcpCapture = capture();
   const mcp = await mcpSurface(pick(s, MCP_SERVICES), { logger: opts.logger, serverFactory: mcpCapture.factory });
   const mcpHandler = mcpCapture.handler();
+  const a2aCapture = capture();
+  const a2a = await a2aSurface(pick(s, A2A_SERVICES), { logger: opts.logger, serverFactory: a2aCapture.factory, ...(opts.a2aBackend ? { backend: opts.a2aBackend } : {}) });
+  const a2aHandler = a2aCapture.handler();
 
-  // The agent gateway mounts here when it ships; until then its hosts answer like unknown hosts.
   const dispatch = (route: HostRoute, req: IncomingMessage, res: ServerResponse) => {
     if (route.surface === 'management') return managementHandler(req, res);
     if (route.surface === 'mcp') return mcpHandler(req, res);
+    if (route.surface === 'agent') return a2aHandler(req, res);
     return edgeError(req, res, 404, 'not_found', 'EDGE_UNKNOWN_HOST', `no service at host ${JSON.stringify(req.headers.host ?? '')}`);
   };
 
@@ -150,6 +162,7 @@ export async function startEdge(opts: { listener: Listener; services: Services; 
       await closed;
       await management.close();
       await mcp.close();
+      await a2a.close();
     },
   };
 }

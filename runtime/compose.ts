@@ -12,7 +12,7 @@ import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionPro
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
-import { createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type DeviceFlow, type TokenSigner } from './identity/index.ts';
+import { createAgentTokens, createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
 import { createGatewayDirectory, createGatewayTokens, gatewayProjection, type GatewayDirectory, type GatewayTokens } from './gateways/index.ts';
@@ -32,6 +32,8 @@ export interface Services {
   /** Present when this node is a cluster member. */
   cluster: ClusterNode | null;
   signer: TokenSigner;
+  /** Tokens that admit callers at agent gateways (audience `urn:platform:agent:{id}`, RFC 8693 delegation). */
+  agentTokens: AgentTokens;
   deviceFlow: DeviceFlow;
   admin: Admin;
   urls: ReturnType<typeof urls>;
@@ -86,6 +88,7 @@ export async function createServices(opts: {
   // Generated once per installation and shared by every node through the database.
   const secret = await store.settings.getOrCreate(MANAGEMENT_JWT_SECRET_KEY, randomSecret());
   const signer = createTokenSigner(secret, u.api, now);
+  const agentTokens = createAgentTokens(secret, u.api, now);
 
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
@@ -193,6 +196,7 @@ export async function createServices(opts: {
     host,
     cluster,
     signer,
+    agentTokens,
     deviceFlow,
     admin,
     urls: u,

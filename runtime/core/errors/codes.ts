@@ -101,6 +101,35 @@ export const ERRORS = {
   ADMIN_NOT_FOUND: e('not_found', 'no such resource', 'Check the id or handle (`platform admin ... list`).'),
   ADMIN_CONFLICT: e('conflict', 'already taken, or not possible in the current state', 'Use another handle or name, or check the resource\'s state.'),
 
+  // Identity
+  IDENTITY_DELEGATION_INVALID: e('invalid', 'the agent token cannot be minted for this chain', 'Name an agent of the account and at most five actors, each a live member of the account.'),
+
+  // Agent gateways (A2A 1.0): the agent runtime raises the task codes, the A2A surface the others; edge/a2a/errors.ts
+  // maps each to its HTTP status, JSON-RPC code and ErrorInfo reason
+  A2A_UNKNOWN_AGENT: e('not_found', 'no agent at this host', 'Use the host agent-{handle}.<domain> of an existing agent.'),
+  A2A_ROUTE_NOT_FOUND: e('not_found', 'no such route on the agent gateway', 'Fetch GET /.well-known/agent-card.json, or POST JSON-RPC to / (or /stream).'),
+  A2A_METHOD_NOT_ALLOWED: e('invalid', 'JSON-RPC requests are POSTed', 'POST the JSON-RPC request to / (or /stream).'),
+  A2A_BODY_TOO_LARGE: e('too_large', 'the request body is too large', 'Keep a request at or under 4 MiB: send files larger than about 3 MiB as url parts (up to 20 MiB).'),
+  A2A_BAD_REQUEST: e('invalid', 'the HTTP request could not be read', 'Send a well-formed HTTP request with a JSON body.'),
+  A2A_CREDENTIAL_MISSING: e('unauthenticated', 'missing credential: send Authorization: Bearer <API key or agent token>', 'Send a service principal\'s API key (ak-...) or an agent token as Authorization: Bearer.'),
+  A2A_CREDENTIAL_INVALID: e('unauthenticated', 'invalid credential', 'Send a live API key of the agent\'s account, or an unexpired agent token whose audience names this agent and whose chain is live.'),
+  A2A_USER_KEY: e('forbidden', "a user's API key cannot call an agent", 'Use a service principal\'s API key (`platform admin principal create`), or an agent token.'),
+  A2A_FORBIDDEN: e('forbidden', 'the caller lacks execute authority on this agent', 'Use a principal whose role grants execute (member, admin or owner).'),
+  A2A_PARSE_ERROR: e('invalid', 'the body is not valid JSON', 'Send one JSON-RPC 2.0 request object as JSON.'),
+  A2A_INVALID_REQUEST: e('invalid', 'not a valid JSON-RPC 2.0 request', 'Send one object with jsonrpc "2.0", a string or number id, a method and object params; batches are not taken.'),
+  A2A_METHOD_NOT_FOUND: e('not_found', 'no such method', 'Use one of the eleven A2A 1.0 method names (SendMessage, GetTask, ...); the 0.x slash names are not served.'),
+  A2A_INVALID_PARAMS: e('invalid', 'invalid params', 'Correct the member the message names (camelCase or snake_case names, enums by name or number).'),
+  A2A_TASK_NOT_FOUND: e('not_found', 'task not found', 'Check the task id: tasks of other callers or agents are never visible.'),
+  A2A_TASK_NOT_CANCELABLE: e('conflict', 'the task cannot be canceled in its current state', 'Only a task that has not ended can be canceled.'),
+  A2A_TASK_EXISTS: e('conflict', 'a task with this id already exists', 'Omit taskId to have one minted, or use a new id; continue a task by sending to it, not by creating it again.'),
+  A2A_PUSH_NOT_SUPPORTED: e('invalid', 'push notifications are not supported', 'Use SubscribeToTask or GetTask instead.'),
+  A2A_UNSUPPORTED_OPERATION: e('invalid', 'this operation is not supported', 'Read the message: the operation is not served here, or not in the task\'s current state.'),
+  A2A_CONTENT_TYPE_NOT_SUPPORTED: e('invalid', 'unsupported content type', 'POST with Content-Type: application/json; send parts in media types the agent accepts.'),
+  A2A_INVALID_AGENT_RESPONSE: e('internal', 'the agent produced an invalid response', 'Retry; report the x-request-id if it persists.'),
+  A2A_EXTENDED_CARD_NOT_CONFIGURED: e('not_found', 'no extended agent card is configured', 'Use the public card at /.well-known/agent-card.json.'),
+  A2A_EXTENSION_REQUIRED: e('invalid', 'the agent requires an extension the client did not request', 'Request the extension in the A2A-Extensions header.'),
+  A2A_VERSION_NOT_SUPPORTED: e('invalid', 'this A2A protocol version is not supported', 'Send A2A-Version: 1.0 (or omit it): the gateway speaks A2A 1.0 only.'),
+
   // OAuth authorization servers of the MCP gateways (the wire `error` is the code without its prefix, lowercased)
   OAUTH_INVALID_REQUEST: e('invalid', 'invalid_request', 'Send the parameters the message names.'),
   OAUTH_INVALID_CLIENT: e('unauthenticated', 'invalid_client', 'Authenticate the client as it was registered.'),

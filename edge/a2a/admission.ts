@@ -1,0 +1,73 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { checkApiKey, hasAuthority, PlatformError, resolveDelegation, ROLES, SUBJECTS, ttlCache, type AgentTokens, type Bus } from '../../runtime/index.ts';
+import type { AgentRecord, MemberRecord, Role, Store } from '../../store/index.ts';
+import type { A2aCallContext } from './backend.ts';
+
+/** Who is calling, as the backend's context carries it (without the per-request members). */
+export type A2aCaller = Omit<A2aCallContext, 'extensions' | 'signal'>;
+
+export type A2aAdmit = (agent: AgentRecord, headers: IncomingHttpHeaders) => Promise<A2aCaller>;
+
+const unauthenticated = (message: string) => new PlatformError('A2A_CREDENTIAL_INVALID', `invalid credential: ${message}`);
+
+/** The role with the fewest authorities, so a delegated call never holds more than any principal in its chain. */
+const lowest = (members: MemberRecord[]): Role => members.map((m) => m.role!).reduce((a, b) => (ROLES.indexOf(b) > ROLES.indexOf(a) ? b : a));
+
+/**
+ * The agent gateway's admission (spec §5, agent gateway): one `Authorization: Bearer` credential, never a cookie or
+ * a query parameter, told apart by prefix — `ak-` an API key, anything else an agent token (JWT).
+ * - An API key must be live, of the agent's account, its principal a live member; then (403, not 401) a service
+ *   principal's, with execute authority. A user's key is refused even when everything else holds.
+ * - An agent token must verify, name this agent in its audience and the agent's account, carry at most five
+ *   delegation hops, and every principal of its chain (the subject and each actor, the presenting one included) must
+ *   be a live member of the account (401 otherwise) holding execute authority (403 otherwise).
+ * Every check fails closed: a lookup that throws refuses the request. Admissions are remembered per node for a
+ * second (never past the credential's own expiry); a revocation through any node clears every node's memory.
+ */
+export function createA2aAdmission(deps: { store: Pick<Store, 'apiKeys' | 'principals'>; agentTokens: AgentTokens; now: () => number; bus?: Bus; cacheMs?: number }): A2aAdmit {
+  const admitted = ttlCache<string, A2aCaller>(deps.cacheMs ?? 1000, deps.now);
+  deps.bus?.subscribe(SUBJECTS.identityChanged, () => admitted.clear());
+
+  async function byApiKey(agent: AgentRecord, credential: string): Promise<{ caller: A2aCaller; expiresAt: number }> {
+    const key = await checkApiKey(deps.store, credential, deps.now());
+    if (!key.ok) throw unauthenticated(`the API key is ${key.reason}`);
+    if (key.accountId !== agent.accountId) throw unauthenticated("the API key belongs to another account than the agent's");
+    const p = await deps.store.principals.get(key.accountId, key.principalId);
+    if (!p || p.status !== 'active' || p.role === null) throw unauthenticated("the key's principal is disabled or no longer a member of the account");
+    if (p.kind !== 'service') throw new PlatformError('A2A_USER_KEY', "forbidden: a user's API key cannot call an agent; use a service principal's key or an agent token");
+    if (!hasAuthority(p.role, 'execute')) throw new PlatformError('A2A_FORBIDDEN', `forbidden: the principal's role (${p.role}) has no execute authority on agents`);
+    const caller: A2aCaller = { accountId: agent.accountId, agentId: agent.id, principalId: p.id, principalKind: p.kind, role: p.role, via: 'api_key', actors: [] };
+    return { caller, expiresAt: key.expiresAt ? Date.parse(key.expiresAt) : Infinity };
+  }
+
+  async function byToken(agent: AgentRecord, credential: string): Promise<{ caller: A2aCaller; expiresAt: number }> {
+    const t = await deps.agentTokens.verify(credential, agent.id);
+    if (!t.ok) {
+      const why = { malformed: 'it is not a JWT', invalid: 'its signature or claims are not valid', expired: 'it has expired', wrong_audience: 'its audience does not name this agent', too_deep: 'its delegation chain is deeper than 5' }[t.reason];
+      throw unauthenticated(`the token is refused: ${why}`);
+    }
+    if (t.accountId !== agent.accountId) throw unauthenticated("the token is for another account than the agent's");
+    const chain = await resolveDelegation(deps.store, agent.accountId, [t.subject, ...t.actors]);
+    if (!chain) throw unauthenticated('a principal of its delegation chain is unknown, disabled or no longer a member of the account');
+    const weak = chain.find((m) => !hasAuthority(m.role, 'execute'));
+    if (weak) throw new PlatformError('A2A_FORBIDDEN', `forbidden: a principal of the delegation chain (role ${weak.role}) has no execute authority on agents`);
+    const subject = chain[0]!;
+    const caller: A2aCaller = { accountId: agent.accountId, agentId: agent.id, principalId: subject.id, principalKind: subject.kind, role: lowest(chain), via: 'agent_token', actors: t.actors };
+    return { caller, expiresAt: t.expiresAt };
+  }
+
+  return async (agent, headers) => {
+    const header = headers.authorization;
+    const raw = (Array.isArray(header) ? header.join(',') : header)?.trim();
+    if (!raw) throw new PlatformError('A2A_CREDENTIAL_MISSING');
+    const m = /^Bearer\s+(\S+)$/i.exec(raw);
+    if (!m) throw unauthenticated('expected Authorization: Bearer <API key or agent token>');
+    const credential = m[1]!;
+    const cacheKey = `${agent.id}|${credential}`;
+    const hit = admitted.get(cacheKey);
+    if (hit) return hit;
+    const { caller, expiresAt } = credential.startsWith('ak-') ? await byApiKey(agent, credential) : await byToken(agent, credential);
+    if (expiresAt > deps.now()) admitted.set(cacheKey, caller, expiresAt);
+    return caller;
+  };
+}

@@ -1,0 +1,203 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
+import type { Logger } from 'pino';
+import { isPlatformError, PlatformError, ttlCache, type Services } from '../../runtime/index.ts';
+import type { AgentRecord } from '../../store/index.ts';
+import { prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
+import type { A2aAdmit } from './admission.ts';
+import type { A2aBackend, A2aCallContext } from './backend.ts';
+import { agentCard, CARD_CACHE_CONTROL, CARD_EXTENSIONS, cardEtag, notModified } from './card.ts';
+import { readableId, readEnvelope, type RpcId } from './envelope.ts';
+import { wireErrorOf, type WireError } from './errors.ts';
+import { INLINE_BYTES, MAX_VALUES, parseJsonBody, restoreLifted, type ParsedBody, type ParsedInWorker } from './json-body.ts';
+import { checked, checkFrame, endsStream, METHODS, methodOf, runMethod } from './methods.ts';
+import { checkVersion, extensionsEcho, negotiateExtensions } from './negotiation.ts';
+import type { StreamResponse } from './schemas.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    a2a?: { agent: AgentRecord; origin: string };
+  }
+}
+
+export interface A2aAppOptions {
+  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'accountStatus' | 'tasks'>;
+  logger: Logger;
+  serverFactory?: FastifyServerFactory;
+  admit: A2aAdmit;
+  /** The agent runtime; without one the task methods answer UnsupportedOperation (-32004). */
+  backend?: A2aBackend;
+}
+
+/**
+ * The largest request body, as on the MCP gateway. Bodies of tens of megabytes would hold the node's thread for
+ * hundreds of milliseconds (measured here: receiving 28 MB ~100 ms, making one 28 MB string ~85 ms, parsing it
+ * 120-260 ms), against the ~50 ms budget of DESIGN §5; so an inline `raw` part carries up to about 3 MiB, and larger
+ * files (up to the spec's 20 MiB) come as `url` parts, which the runtime fetches through the egress policy.
+ */
+export const BODY_LIMIT = 4 * 1024 * 1024;
+const JSON_TYPES = ['application/json', 'application/a2a+json'];
+const JSON_BODY = new URL('./json-body.ts', import.meta.url);
+/** Parsing 4 MiB takes a few tens of milliseconds; a worker that needs seconds is stopped. */
+const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'A2A_BODY_TOO_LARGE' } as const;
+
+/** A body as the content-type parsers leave it: parsed when small, bytes to parse after admission otherwise. */
+type Body = ParsedBody | { ok: false; reason: 'media_type' } | { ok: 'later'; bytes: Buffer };
+
+function sendError(reply: FastifyReply, wire: WireError, id: RpcId | null) {
+  for (const [k, v] of Object.entries(wire.headers)) reply.header(k, v);
+  return reply.code(wire.status).type('application/json').send({ jsonrpc: '2.0', id, error: wire.error });
+}
+
+const bodyId = (request: FastifyRequest) => {
+  const body = request.body as Body | undefined;
+  return body?.ok === true ? readableId(body.value) : null;
+};
+
+/**
+ * The agent gateway (spec §4.3): one app for every `agent-{handle}` host. The public card at
+ * `/.well-known/agent-card.json`; A2A 1.0 JSON-RPC at `POST /` and its legacy alias `POST /stream`, answered as
+ * JSON, or as Server-Sent Events for the two streaming methods. A request passes, in this order: the host's agent
+ * (404), its account (403), the credential (401/403), the media type (-32005), JSON (-32700), the envelope (-32600),
+ * the version (-32009), the extensions (-32008), the method (-32601), its params (-32602), then the runtime.
+ */
+export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance> {
+  const { services, backend } = opts;
+  const app = Fastify({
+    loggerInstance: opts.logger.child({ surface: 'a2a' }) as FastifyBaseLogger,
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
+    bodyLimit: BODY_LIMIT,
+    genReqId: requestId,
+    requestIdHeader: false,
+    frameworkErrors: (err, _request, reply) => sendError(reply, wireErrorOf(new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`)), null),
+  });
+  // Agents change only through the operator: a node keeps one it found for five seconds, and never remembers a miss.
+  const agents = ttlCache<string, AgentRecord>(5000, () => services.clock.now());
+
+  // Bad JSON and other media types are the protocol's own errors (-32700, -32005), answered after admission. A small
+  // body is parsed on arrival (so even a refusal can echo its id); a large one only once its caller is admitted.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    const bytes = body as Buffer;
+    done(null, (bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes }) satisfies Body);
+  });
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, _body, done) => done(null, { ok: false, reason: 'media_type' } satisfies Body));
+
+  /** The parsed body of an admitted request: a large one in the task pool, in the lane of the agent's account. */
+  async function parsed(body: Body | undefined, accountId: string, signal: AbortSignal): Promise<unknown> {
+    if (!body || (body.ok === false && body.reason === 'media_type')) {
+      throw new PlatformError('A2A_CONTENT_TYPE_NOT_SUPPORTED', 'Content type not supported: POST JSON-RPC requests with Content-Type: application/json');
+    }
+    let r: ParsedBody;
+    if (body.ok === 'later') {
+      const b = body.bytes;
+      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+      const w = await services.tasks.run<ParsedInWorker>(JSON_BODY, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, signal, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
+      if (w.ok) return restoreLifted(w);
+      r = w;
+    } else r = body;
+    if (r.ok) return r.value;
+    if (r.reason === 'values') throw new PlatformError('A2A_INVALID_REQUEST', `Invalid Request: the request holds more than ${MAX_VALUES} JSON values`);
+    throw new PlatformError('A2A_PARSE_ERROR', 'Parse error: the body is not valid JSON');
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const route = routeHost(request.headers.host, services.config.domain);
+    if (route.surface !== 'agent') throw new PlatformError('A2A_UNKNOWN_AGENT', `no agent at host ${JSON.stringify(request.headers.host ?? '')}`);
+    const agent = agents.get(route.handle) ?? (await services.store.agents.byHandle(route.handle).then((a) => (a ? agents.set(route.handle, a) : null)));
+    if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', `no agent at host ${JSON.stringify(request.headers.host ?? '')}`);
+    if (await services.accountStatus.isSuspended(agent.accountId)) throw new PlatformError('PLT_ACCOUNT_SUSPENDED', "the agent's account is suspended: it serves nothing until the account is resumed");
+    request.a2a = { agent, origin: services.urls.agent(agent.handle) };
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
+    let e: unknown = err;
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new PlatformError('A2A_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (4 MiB): send large files as url parts`);
+    else if (!isPlatformError(err) && err.statusCode && err.statusCode < 500) e = new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`);
+    const wire = wireErrorOf(e);
+    if (wire.internal) request.log.error({ err }, 'a2a request failed');
+    return sendError(reply, wire, bodyId(request));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const e =
+      path === '/' || path === '/stream'
+        ? (reply.header('allow', 'POST'), new PlatformError('A2A_METHOD_NOT_ALLOWED', `use POST for JSON-RPC requests (not ${request.method})`))
+        : new PlatformError('A2A_ROUTE_NOT_FOUND', `no route ${request.method} ${path}: the agent gateway serves GET /.well-known/agent-card.json and JSON-RPC at POST /`);
+    return sendError(reply, wireErrorOf(e), null);
+  });
+
+  const cardOf = (request: FastifyRequest) => agentCard(request.a2a!.agent, request.a2a!.origin);
+
+  // The card is public (spec §5): no credential is read. Clients cache it and revalidate with its ETag.
+  app.get('/.well-known/agent-card.json', async (request, reply) => {
+    const body = JSON.stringify(cardOf(request));
+    const etag = cardEtag(body);
+    reply.header('cache-control', CARD_CACHE_CONTROL).header('etag', etag);
+    if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+
+  async function rpc(request: FastifyRequest, reply: FastifyReply) {
+    const { agent } = request.a2a!;
+    const caller = await opts.admit(agent, request.headers);
+    let id = bodyId(request);
+    const log = (problem: string) => request.log.error({ agent: agent.id, problem }, 'the agent runtime produced an invalid A2A response');
+    // The runtime stops work nobody waits for: the signal fires when the client leaves before the answer ends.
+    const abort = new AbortController();
+    reply.raw.on('close', () => reply.raw.writableFinished || abort.abort());
+    try {
+      const value = await parsed(request.body as Body | undefined, agent.accountId, abort.signal);
+      id = readableId(value);
+      const req = readEnvelope(value);
+      checkVersion(request.headers, request.query);
+      const extensions = negotiateExtensions(request.headers, CARD_EXTENSIONS);
+      for (const [k, v] of Object.entries(extensionsEcho(extensions))) reply.header(k, v);
+      const method = methodOf(req.method);
+      const ctx: A2aCallContext = { ...caller, extensions, signal: abort.signal };
+      const outcome = await runMethod(method, req.params, ctx, { backend, card: cardOf(request) });
+      if (outcome.kind === 'result') {
+        const spec = METHODS[method];
+        const result = 'result' in spec ? checked(spec.result, outcome.result, `${method} result`, log) : outcome.result;
+        return reply.type('application/json').send({ jsonrpc: '2.0', id, result });
+      }
+      // The first event is awaited before the stream is opened: a failure before anything was produced (an unknown
+      // task, a terminal one) is a plain JSON-RPC error response, not a one-frame stream.
+      const it = outcome.events[Symbol.asyncIterator]();
+      const first = await it.next();
+      let head: StreamResponse;
+      try {
+        if (first.done) throw new PlatformError('A2A_INVALID_AGENT_RESPONSE', `Invalid agent response: the ${method} stream ended before its first event`);
+        head = checkFrame(first.value, log);
+      } catch (err) {
+        Promise.resolve(it.return?.()).catch(() => {});
+        throw err;
+      }
+      let n = 0;
+      const stream = sseStream<StreamResponse>({
+        events: prepend(head, it),
+        frame: (event) => ({ jsonrpc: '2.0', id, result: n === 0 ? event : checkFrame(event, log) }),
+        last: (event) => endsStream(event, n++ === 0),
+        error: (err) => {
+          const wire = wireErrorOf(err);
+          if (wire.internal) request.log.error({ err }, 'a2a stream failed');
+          return { jsonrpc: '2.0', id, error: wire.error };
+        },
+      });
+      reply.code(200).headers(SSE_HEADERS);
+      return reply.send(stream);
+    } catch (err) {
+      const wire = wireErrorOf(err);
+      // A client that left aborts its call: what fails then is no fault of the platform's.
+      if (wire.internal && !abort.signal.aborted) request.log.error({ err }, 'a2a request failed');
+      return sendError(reply, wire, id);
+    }
+  }
+
+  // `/stream` is the legacy alias of `/` (spec §4.3): the same methods, streaming or not.
+  app.post('/', rpc);
+  app.post('/stream', rpc);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,11 @@
+export { a2aSurface, A2A_SERVICES, type A2aServices } from './surface.ts';
+export { createA2aApp, BODY_LIMIT, type A2aAppOptions } from './app.ts';
+export { createA2aAdmission, type A2aAdmit, type A2aCaller } from './admission.ts';
+export type { A2aBackend, A2aCallContext } from './backend.ts';
+export { agentCard, CARD_EXTENSIONS, EXTENSIONS, PROVIDER } from './card.ts';
+export { A2A_RPC, A2A_WIRE, KIND_WIRE, CHALLENGE, ERROR_INFO_TYPE, ERROR_DOMAIN, wireErrorOf } from './errors.ts';
+export { METHOD_NAMES, type MethodName } from './methods.ts';
+export { PROTOCOL_VERSION } from './negotiation.ts';
+export { readParams } from './protojson.ts';
+export type * from './schemas.ts';
+export { TASK_STATE_NAMES, TERMINAL_STATES, ROLE_NAMES } from './schemas.ts';

@@ -1,0 +1,113 @@
+/**
+ * A request body as JSON, within the node's thread budget (DESIGN §5: nothing a tenant sends holds the event loop
+ * for more than ~50 ms). A2A bodies may carry a 20 MiB attachment inline (spec §8); parsing tens of megabytes takes
+ * the thread for hundreds of milliseconds. So small bodies are parsed where they arrive, and larger ones in a worker
+ * of the node's task pool, after the caller was admitted. What the worker sends back is kept cheap to receive:
+ * - it holds at most MAX_VALUES values (a copy of a million tiny objects costs the receiving thread what parsing
+ *   them would have), and
+ * - long strings (attachments) travel as the bytes of one moved buffer and become strings again in a single copy,
+ *   instead of going through the structured clone, which is several times slower for them.
+ *
+ * This module runs in worker threads too: it imports nothing.
+ */
+
+/** Up to this size a body is parsed on arrival (a couple of milliseconds at most). */
+export const INLINE_BYTES = 256 * 1024;
+/** Objects, arrays and scalars a request may hold in all; A2A requests hold dozens. */
+export const MAX_VALUES = 100_000;
+/** Strings from this length on travel back from the worker as bytes. */
+const LIFT_CHARS = 64 * 1024;
+
+type Key = string | number;
+/** A long string taken out of the value: where it was, and its bytes in `ParsedInWorker.bytes`. */
+interface Lifted {
+  path: Key[];
+  start: number;
+  end: number;
+  latin1: boolean;
+}
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: 'json' | 'values' };
+export type ParsedInWorker = { ok: true; value: unknown; lifted: Lifted[]; bytes: Uint8Array } | { ok: false; reason: 'json' | 'values' };
+
+/** Whether `root` holds at most `max` values, counted without recursion (a deeply nested body cannot overflow). */
+function withinValues(root: unknown, max: number): boolean {
+  const stack: unknown[] = [root];
+  let count = 0;
+  while (stack.length) {
+    const v = stack.pop();
+    if (++count > max) return false;
+    if (typeof v !== 'object' || v === null) continue;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
+    if (count + stack.length > max) return false;
+  }
+  return true;
+}
+
+/** The long strings of a value (not the root itself), with their paths. */
+function longStrings(root: unknown): { path: Key[]; text: string }[] {
+  const found: { path: Key[]; text: string }[] = [];
+  const stack: [unknown, Key[]][] = [[root, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.length >= LIFT_CHARS && path.length > 0) found.push({ path, text: v });
+    } else if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, [...path, i]]));
+    else if (typeof v === 'object' && v !== null) for (const [k, child] of Object.entries(v)) stack.push([child, [...path, k]]);
+  }
+  return found;
+}
+
+const parentOf = (root: unknown, path: Key[]) => path.slice(0, -1).reduce<any>((o, k) => o[k], root) as Record<Key, unknown>;
+
+function parse(bytes: Uint8Array): unknown {
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}
+
+/** Parses a small body on the node's thread (its size bounds the work). */
+export function parseJsonBody(bytes: Uint8Array): ParsedBody {
+  let value: unknown;
+  try {
+    value = parse(bytes);
+  } catch {
+    return { ok: false, reason: 'json' };
+  }
+  return withinValues(value, MAX_VALUES) ? { ok: true, value } : { ok: false, reason: 'values' };
+}
+
+/** Parses a large body in a task-pool worker (exported by name for it); long strings are lifted into `bytes`. */
+export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
+  let value: unknown;
+  try {
+    value = parse(bytes);
+  } catch {
+    return { ok: false, reason: 'json' };
+  }
+  if (!withinValues(value, MAX_VALUES)) return { ok: false, reason: 'values' };
+  const long = longStrings(value);
+  const encoded = long.map(({ text }) => {
+    const latin1 = /^[\x00-\xff]*$/.test(text);
+    return { latin1, buf: Buffer.from(text, latin1 ? 'latin1' : 'utf8') };
+  });
+  // One buffer of its own (not a slice of Node's pool), so the task pool can move it instead of copying it.
+  const out = new Uint8Array(encoded.reduce((n, e) => n + e.buf.length, 0));
+  const lifted: Lifted[] = [];
+  let at = 0;
+  encoded.forEach(({ latin1, buf }, i) => {
+    out.set(buf, at);
+    lifted.push({ path: long[i]!.path, start: at, end: at + buf.length, latin1 });
+    at += buf.length;
+    const { path } = long[i]!;
+    parentOf(value, path)[path.at(-1)!] = '';
+  });
+  return { ok: true, value, lifted, bytes: out };
+}
+
+/** The worker's value with its long strings back in place: one copy each. */
+export function restoreLifted(r: Extract<ParsedInWorker, { ok: true }>): unknown {
+  const buf = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+  for (const { path, start, end, latin1 } of r.lifted) {
+    parentOf(r.value, path)[path.at(-1)!] = buf.toString(latin1 ? 'latin1' : 'utf8', start, end);
+  }
+  return r.value;
+}
