@@ -35,6 +35,9 @@ export async function* runFrames(
   );
   let task: A2aTask | null = null;
   let chunked = false;
+  // Progress and events travel on separate subjects (no order between them on NATS): a chunk arriving after the
+  // whole answer was sent is dropped.
+  let answered = false;
   try {
     for (;;) {
       if (!queue.length) await new Promise<void>((r) => (wake = r));
@@ -58,7 +61,7 @@ export async function* runFrames(
       }
       if (item.type === 'progress') {
         const text = (item.data as { text?: unknown })?.text;
-        if (!task || typeof text !== 'string' || !text) continue;
+        if (!task || answered || typeof text !== 'string' || !text) continue;
         yield { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: answerArtifactId(task.id), parts: [{ text }] }, append: chunked, lastChunk: false } };
         chunked = true;
         continue;
@@ -84,6 +87,7 @@ export async function* runFrames(
         continue;
       }
       if (e.type === 'task.artifact') {
+        answered = true;
         yield { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: e.artifactId, parts: [{ text: e.text }] }, append: false, lastChunk: true } };
       } else if (e.type === 'task.status') {
         yield { statusUpdate: { taskId: task.id, contextId: task.contextId, status: { state: e.state, timestamp: e.at, ...(e.message ? { message: e.message } : {}) } } };
