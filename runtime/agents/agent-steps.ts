@@ -71,6 +71,8 @@ export function agentSteps(deps: AgentStepDeps) {
         ...(tools.length ? { tools: toolSet(tools) } : {}),
         abortSignal: signal,
         maxRetries: 1,
+        // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
+        onError: () => {},
       });
       for await (const part of run.fullStream) {
         if (part.type === 'text-delta') {
