@@ -177,7 +177,7 @@ export async function createServices(opts: {
   });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
-  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel });
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
   const gateways = createGatewayDirectory({

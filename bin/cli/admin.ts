@@ -90,6 +90,15 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
     required: ['agent', 'capability'],
     build: (v) => ({ agent: v.agent, capability: v.capability }),
   },
+  'agent token': {
+    command: 'agent.token',
+    options: { agent: str, principal: str, 'expires-in': str },
+    required: ['agent', 'principal'],
+    build: (v) => {
+      if (v['expires-in'] !== undefined && !/^\d+$/.test(v['expires-in'])) throw new UsageError('--expires-in takes a whole number of seconds (at most 3600)');
+      return { agent: v.agent, principal: v.principal, expiresIn: v['expires-in'] === undefined ? undefined : Number(v['expires-in']) };
+    },
+  },
   'budget set': {
     command: 'budget.set',
     options: { account: str, credits: str },
@@ -180,5 +189,6 @@ export async function adminCli(argv: string[]): Promise<void> {
   const params = spec.build(values as Record<string, any>, positionals);
   const result = await execute(loadConfig(), spec.command, params);
   if (!values.json && spec.command === 'key.create') process.stderr.write('The key is shown once: store it now.\n');
+  if (!values.json && spec.command === 'agent.token') process.stderr.write('Call the agent with it: PLATFORM_AGENT_KEY=<token> platform agents send <handle> "text" (or --key <token>).\n');
   print(result, Boolean(values.json));
 }

@@ -2,6 +2,7 @@ import type { Store } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import type { Bus } from '../core/bus/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
+import type { AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { createAccountAdmin } from './account-admin.ts';
 import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
@@ -22,6 +23,7 @@ export function createAdmin(deps: {
   tools: ToolRegistry;
   models: ModelCheck;
   defaultModel: string;
+  agentTokens: AgentTokens;
 }) {
   return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps) };
 }
@@ -49,6 +51,7 @@ export const ADMIN_COMMANDS = {
   'agent.unbind': (a: Admin, p: any) => a.unbindAgent(p),
   'agent.list': (a: Admin, p: any) => a.listAgents(p),
   'agent.show': (a: Admin, p: any) => a.showAgent(p),
+  'agent.token': (a: Admin, p: any) => a.mintToken(p),
   'budget.set': (a: Admin, p: any) => a.setBudget(p),
   'gateway.bind': (a: Admin, p: any) => a.bindGateway(p),
   'gateway.unbind': (a: Admin, p: any) => a.unbindGateway(p),

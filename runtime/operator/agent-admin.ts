@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentRecord, Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import { AGENT_TOKEN_TTL_SECONDS, agentAudience, hasAuthority, mintAgentToken, type AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { need, unique, UUID_RE, validateHandle } from './checks.ts';
 
@@ -18,7 +19,14 @@ const target = (a: AgentRecord) => ({ kind: 'agent' as const, id: a.id, accountI
  * may call (the same tool registry as gateways, keyed by the agent as binding target), list and show them. The
  * management API has no agent writes (spec §1): these run where the data is, like the gateway commands.
  */
-export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string): string }; tools: ToolRegistry; models: ModelCheck; defaultModel: string }) {
+export function createAgentAdmin(deps: {
+  store: Store;
+  urls: { agent(h: string): string };
+  tools: ToolRegistry;
+  models: ModelCheck;
+  defaultModel: string;
+  agentTokens: AgentTokens;
+}) {
   const { store } = deps;
 
   async function requireAgent(ref: string): Promise<AgentRecord> {
@@ -108,6 +116,36 @@ export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string):
 
     async showAgent(p: { agent: string }) {
       return view(await requireAgent(p.agent));
+    },
+
+    /**
+     * An agent token for an integration (spec §5, agent gateway 3): the principal calls the agent as itself, for
+     * `expiresIn` seconds (at most an hour). Only a token the gateway would admit is minted: the principal must be a
+     * live member of the agent's account with execute authority.
+     */
+    async mintToken(p: { agent: string; principal: string; expiresIn?: number }) {
+      const a = await requireAgent(p.agent);
+      need(typeof p.principal === 'string' && UUID_RE.test(p.principal), `invalid principal id ${JSON.stringify(p.principal)}`);
+      const ttl = p.expiresIn ?? AGENT_TOKEN_TTL_SECONDS;
+      need(Number.isSafeInteger(ttl) && ttl >= 1 && ttl <= AGENT_TOKEN_TTL_SECONDS, `--expires-in must be 1 to ${AGENT_TOKEN_TTL_SECONDS} seconds (got ${JSON.stringify(p.expiresIn)})`);
+      const member = await store.principals.get(a.accountId, p.principal);
+      if (!member) {
+        if (!(await store.principals.getById(p.principal))) throw new PlatformError('ADMIN_NOT_FOUND', `no principal ${p.principal}`);
+        throw new PlatformError('ADMIN_INVALID', `principal ${p.principal} is not a member of agent ${a.handle}'s account`);
+      }
+      need(member.status === 'active' && member.role !== null, `principal ${p.principal} is not a live member of the account (${member.status === 'active' ? 'no longer a member' : member.status})`);
+      need(hasAuthority(member.role, 'execute'), `principal ${p.principal} (role ${member.role}) has no execute authority on agents: the gateway would refuse its token`);
+      const { token, expiresIn } = await mintAgentToken({ store, tokens: deps.agentTokens }, { accountId: a.accountId, agentId: a.id, subject: member.id, ttlSeconds: ttl });
+      const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp;
+      return {
+        token,
+        audience: agentAudience(a.id),
+        agent_id: a.id,
+        principal_id: member.id,
+        url: deps.urls.agent(a.handle),
+        expires_in: expiresIn,
+        expires_at: new Date(exp * 1000).toISOString(),
+      };
     },
   };
 }
