@@ -1,5 +1,6 @@
 import { ConfigError } from '../runtime/index.ts';
 import { ADMIN_USAGE, adminCli, AGENTS_USAGE, agentsCli, GATEWAYS_USAGE, gatewaysCli } from './cli/admin.ts';
+import { AGENT_SEND_USAGE, agentSendCli, TASKS_USAGE, tasksCli } from './cli/agent-calls.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { clusterCli } from './cli/cluster.ts';
@@ -24,6 +25,8 @@ const USAGE = `usage: platform <command>
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
+${AGENT_SEND_USAGE}
+${TASKS_USAGE}
 ${MODEL_USAGE}
 ${VIZ_USAGE}
 ${ADMIN_USAGE}
@@ -53,7 +56,11 @@ async function main(argv: string[]) {
     case 'gateways':
       return gatewaysCli(rest);
     case 'agents':
+      if (rest[0] === 'send') return agentSendCli(rest.slice(1));
+      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show or send\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}`);
       return agentsCli(rest);
+    case 'tasks':
+      return tasksCli(rest);
     case 'model':
       return modelCli(rest);
     case undefined:
