@@ -97,7 +97,7 @@ function cursorOf(token: string): PushConfigCursor {
   } catch {
     parsed = null;
   }
-  if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && /^\d{1,20}$/.test(parsed[0]) && typeof parsed[1] === 'string') {
+  if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && /^\d{1,18}$/.test(parsed[0]) && typeof parsed[1] === 'string') {
     return { createdUs: parsed[0], id: parsed[1] };
   }
   throw new PlatformError('A2A_INVALID_PARAMS', 'Invalid params: pageToken is not one this server issued; start again without it');
