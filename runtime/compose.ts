@@ -10,6 +10,7 @@ import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, createAgentGateway, type AgentGateway } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
+import { createPushConfigs, type PushConfigs } from './push/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
@@ -47,6 +48,8 @@ export interface Services {
   models: ModelRegistry;
   /** The agents' runs as the agent gateway calls them (A2A task methods over AgentTask actors). */
   agents: AgentGateway;
+  /** Tasks' push notification configs (A2A): stored per account, agent and task, URLs vetted. */
+  push: PushConfigs;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
@@ -175,6 +178,7 @@ export async function createServices(opts: {
     now,
     maxSteps: config.agentMaxSteps,
   });
+  const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
   const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens });
@@ -199,6 +203,7 @@ export async function createServices(opts: {
     tasks,
     models,
     agents,
+    push,
     invokeTool,
     toolRegistry,
     gatewayTokens,

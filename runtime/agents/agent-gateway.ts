@@ -16,6 +16,11 @@ export interface AgentGatewayDeps {
 
 const DEFAULT_PAGE = 50;
 
+/** What a send may ask besides its params: work to do once the task id is taken (an inline push config). */
+export interface SendHooks {
+  onTask?: (taskId: string) => Promise<unknown>;
+}
+
 /**
  * The agent runtime as the A2A gateway calls it: the task methods of A2A 1.0 over AgentTask actors and their rows,
  * every one scoped by the caller's account, agent and principal (a task of another caller looks exactly like one that
@@ -40,9 +45,9 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
 
   return {
     /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
-    async sendMessage(params: A2aSendParams, c: A2aCaller): Promise<{ task: A2aTask } | { message: A2aMessage }> {
+    async sendMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): Promise<{ task: A2aTask } | { message: A2aMessage }> {
       const immediate = params.configuration?.returnImmediately === true;
-      const run = await startRun(deps, params, c, { asTask: immediate });
+      const run = await startRun(deps, params, c, { asTask: immediate, ...hooks });
       if (!immediate) {
         for await (const frame of frames(run)) {
           if ('message' in frame) return { message: frame.message };
@@ -52,9 +57,18 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
     },
 
-    async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller): AsyncGenerator<A2aStreamResponse> {
-      const run = await startRun(deps, params, c, { asTask: false });
+    async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<A2aStreamResponse> {
+      const run = await startRun(deps, params, c, { asTask: false, ...hooks });
       yield* frames(run);
+    },
+
+    /**
+     * Whether a task is one the caller may attach things to (push configs): its own, and a task (or a run still
+     * working, which may become one); a bare reply's id is not a task.
+     */
+    async taskVisible(accountId: string, agentId: string, taskId: string, principalId: string): Promise<boolean> {
+      const row = await deps.store.agentTasks.get({ accountId, agentId }, taskId);
+      return row !== null && row.ownerId === principalId && (row.visible || row.state === 'TASK_STATE_WORKING');
     },
 
     getTask: (params: { id: string; historyLength?: number }, c: A2aCaller) => snapshot(c, params.id, params.historyLength),

@@ -1,4 +1,4 @@
-export { createAgentGateway, type AgentGateway, type AgentGatewayDeps } from './agent-gateway.ts';
+export { createAgentGateway, type AgentGateway, type AgentGatewayDeps, type SendHooks } from './agent-gateway.ts';
 export { agentSteps, type AgentStepDeps } from './agent-steps.ts';
 export { agentTaskProjection, taskKey, taskView } from './task-views.ts';
 export { modelMessages, partsText, HISTORY_WINDOW } from './thread-history.ts';

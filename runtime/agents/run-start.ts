@@ -31,7 +31,12 @@ export const addressOf = (c: AgentScope, taskId: string) => agentTaskAddressOf(c
  * AgentTask actor, whose first model turn starts at once. `asTask`: the run is a task from the start, whatever it ends
  * on (a client that does not wait gets a task id it can ask about).
  */
-export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller, opts: { asTask: boolean }): Promise<StartedRun> {
+export async function startRun(
+  deps: RunStartDeps,
+  params: A2aSendParams,
+  caller: A2aCaller,
+  opts: { asTask: boolean; /** Runs once the task id is taken, before the run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
+): Promise<StartedRun> {
   const m = params.message;
   if (m.role !== 'ROLE_USER') throw new PlatformError('A2A_INVALID_PARAMS', 'message.role: a message to an agent is sent as ROLE_USER');
   const scope = scopeOf(caller);
@@ -59,6 +64,7 @@ export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller
     throw new PlatformError('A2A_TASK_EXISTS', `a task with id ${taskId} already exists: omit taskId to have one minted, or choose another`);
   }
   try {
+    await opts.onTask?.(taskId);
     await deps.store.agentThreads.ensure(thread, contextId);
     const message: A2aMessage = { ...m, contextId, taskId };
     if (!(await deps.store.agentThreads.append(thread, contextId, { messageId: m.messageId, taskId, kind: 'user', body: message }))) {
