@@ -7,11 +7,12 @@ import { npack } from './npack.ts';
 
 /**
  * A `platform serve` node in a data directory of its own, with the CLI environment of its demo user and a calc
- * plugin packed as `calc.npack` in that directory, for the CLI suites that drive a running node.
+ * plugin packed as `calc.npack` in that directory, for the CLI suites that drive a running node. `serveEnv` adds to
+ * the node's environment (PLATFORM_SCRIPTED_RULES, say).
  */
-export async function startCliNode(prefix: string) {
+export async function startCliNode(prefix: string, serveEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  const server = await startServe({ PLATFORM_DATA_DIR: dataDir });
+  const server = await startServe({ ...serveEnv, PLATFORM_DATA_DIR: dataDir });
   const userKey = /user API key\s+(ak-\S+)/.exec(server.banner)![1]!;
   const env = { PLATFORM_DATA_DIR: dataDir, PLATFORM_API_URL: `http://api.localhost:${server.port}`, PLATFORM_API_KEY: userKey };
   const archive = await npack([
