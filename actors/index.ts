@@ -3,12 +3,14 @@ import { accountMachine, accountTimers } from './account.ts';
 import { deviceSessionMachine, deviceSessionTimers } from './device-session.ts';
 import { pluginVersionMachine } from './plugin-version.ts';
 import { gatewayMachine, gatewayTimers } from './gateway.ts';
+import { agentTaskMachine } from './agent-task.ts';
 
 export * from './effects.ts';
 export * from './device-session.ts';
 export * from './account.ts';
 export * from './plugin-version.ts';
 export * from './gateway.ts';
+export * from './agent-task.ts';
 
 export interface KindSpec {
   machine: AnyStateMachine;
@@ -27,6 +29,7 @@ export const KINDS = {
   account: { machine: accountMachine, timers: accountTimers, effects: [] },
   'plugin-version': { machine: pluginVersionMachine, effects: ['activate'] },
   gateway: { machine: gatewayMachine, timers: gatewayTimers, effects: [] },
+  'agent-task': { machine: agentTaskMachine, effects: ['modelTurn', 'callTools'] },
 } as const satisfies Record<string, KindSpec>;
 
 export type KindName = keyof typeof KINDS;

@@ -8,13 +8,15 @@ import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
+import { agentSteps, agentTaskProjection, createAgentGateway, type AgentGateway } from './agents/index.ts';
+import { subscribeActor } from './core/actor-host/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createAgentTokens, createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
-import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
+import { createToolRegistry, defaultAutonomyPolicy, type ToolRegistry } from './tools/index.ts';
 import { createGatewayDirectory, createGatewayTokens, gatewayProjection, type GatewayDirectory, type GatewayTokens } from './gateways/index.ts';
 import { createAdmin, startHousekeeping, type Admin, type Housekeeping } from './operator/index.ts';
 import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './core/rate-limit/index.ts';
@@ -43,6 +45,8 @@ export interface Services {
   tasks: TaskPool;
   /** The models agents run on: the operator's providers and the node's scripted model (served on loopback). */
   models: ModelRegistry;
+  /** The agents' runs as the agent gateway calls them (A2A task methods over AgentTask actors). */
+  agents: AgentGateway;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
@@ -90,6 +94,19 @@ export async function createServices(opts: {
   const signer = createTokenSigner(secret, u.api, now);
   const agentTokens = createAgentTokens(secret, u.api, now);
 
+  // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
+  // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
+  // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
+  // node's main thread is not left idle, without ever taking the last thread.
+  const threads = Math.max(4, availableParallelism() + 2);
+  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: config.laneQueue });
+  const sandbox = createSandbox({ threads });
+  // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
+  // connection cap) while other tenants' uploads take turns with it, instead of being refused.
+  const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
+  const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
+  const models = await createModelRegistry(config);
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
   const effectLanes = createLaneScheduler({ slots: 64, perTenantInFlight: 8, queueCap: 1024 });
@@ -98,6 +115,12 @@ export async function createServices(opts: {
     account: {},
     'plugin-version': { effects: { activate: activationEffect({ store, bus }) as EffectImpl }, project: pluginVersionProjection },
     gateway: { project: gatewayProjection },
+    'agent-task': {
+      effects: agentSteps({ store, models, tools: toolRegistry, policy: defaultAutonomyPolicy, stepTimeoutMs: config.agentStepTimeoutMs, now }) as unknown as Record<string, EffectImpl>,
+      // A model turn holds a lane slot for seconds; a round of tool calls mostly waits on the sandbox's own lanes.
+      effectCost: { modelTurn: 2, callTools: 1 },
+      project: agentTaskProjection,
+    },
   };
   const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
     kind,
@@ -145,21 +168,15 @@ export async function createServices(opts: {
   });
   host.timers.start();
   void host.resume();
-  // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
-  // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
-  // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
-  // node's main thread is not left idle, without ever taking the last thread.
-  const threads = Math.max(4, availableParallelism() + 2);
-  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: config.laneQueue });
-  const sandbox = createSandbox({ threads });
-  // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
-  // connection cap) while other tenants' uploads take turns with it, instead of being refused.
-  const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
-  const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
-  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
+  const agents = createAgentGateway({
+    store,
+    actors,
+    follow: (address, onItem) => subscribeActor({ bus, actors, journal: store.actorEvents }, address, onItem),
+    now,
+    maxSteps: config.agentMaxSteps,
+  });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
-  const models = await createModelRegistry(config);
   const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
@@ -181,6 +198,7 @@ export async function createServices(opts: {
     sandbox,
     tasks,
     models,
+    agents,
     invokeTool,
     toolRegistry,
     gatewayTokens,

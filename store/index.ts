@@ -14,6 +14,7 @@ import { pluginKvRepo } from './plugin-kv-repo.ts';
 import { mcpSessionsRepo } from './mcp-repo.ts';
 import { bindingsRepo } from './bindings-repo.ts';
 import { oauthRepo } from './oauth-repo.ts';
+import { agentTasksRepo, agentThreadsRepo } from './agent-tasks-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -25,6 +26,7 @@ export type * from './device-sessions-repo.ts';
 export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
+export type * from './agent-tasks-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -50,6 +52,8 @@ export function repositories(q: Queryable) {
     mcpSessions: mcpSessionsRepo(q),
     bindings: bindingsRepo(q),
     oauth: oauthRepo(q),
+    agentThreads: agentThreadsRepo(q),
+    agentTasks: agentTasksRepo(q),
   };
 }
 

@@ -4,14 +4,15 @@ import type { Services } from '../../runtime/index.ts';
 import { createA2aAdmission } from './admission.ts';
 import { createA2aApp } from './app.ts';
 import type { A2aBackend } from './backend.ts';
+import { agentBackend } from './agent-backend.ts';
 
 /** The services the agent gateway uses: the composition root hands it these and no others. */
-export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks'] as const;
+export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks', 'agents'] as const;
 export type A2aServices = Pick<Services, (typeof A2A_SERVICES)[number]>;
 
 /**
  * The agent gateway as the node serves it: the app wired to its admission (service principals' API keys and agent
- * tokens) and to the agent runtime, when the node has one.
+ * tokens) and to the node's agent runtime (tests may put another backend in its place).
  */
 export function a2aSurface(s: A2aServices, opts: { logger: Logger; serverFactory: FastifyServerFactory; backend?: A2aBackend }): Promise<FastifyInstance> {
   return createA2aApp({
@@ -19,6 +20,6 @@ export function a2aSurface(s: A2aServices, opts: { logger: Logger; serverFactory
     logger: opts.logger,
     serverFactory: opts.serverFactory,
     admit: createA2aAdmission({ store: s.store, agentTokens: s.agentTokens, now: () => s.clock.now(), bus: s.bus }),
-    ...(opts.backend ? { backend: opts.backend } : {}),
+    backend: opts.backend ?? agentBackend(s.agents),
   });
 }

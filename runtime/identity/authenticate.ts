@@ -8,7 +8,7 @@ export interface Caller {
   principalId: string;
   kind: PrincipalKind;
   role: Role;
-  via: 'api_key' | 'device_token' | 'gateway_token' | 'anonymous';
+  via: 'api_key' | 'device_token' | 'gateway_token' | 'agent_token' | 'anonymous';
   keyId?: string;
   clientId?: string;
 }

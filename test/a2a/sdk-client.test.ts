@@ -5,20 +5,20 @@ import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 /** The official A2A 1.0 client (@a2a-js/sdk 1.3.0) against the real node, as a peer system would call it. */
 describe('agent gateway with the official A2A client', () => {
-  describe('a node without an agent runtime', () => {
+  describe('the node\'s own agent runtime', () => {
     let p: TestPlatform;
     beforeAll(async () => {
       p = await startTestPlatform();
     });
     afterAll(() => p.close());
 
-    it('[A2A-RPC-09] [A2A-RPC-13] GetTask surfaces UnsupportedOperationError with its code and ErrorInfo', async () => {
+    it('[A2A-RPC-09] [A2A-RPC-13] GetTask of an unknown task surfaces TaskNotFoundError with its code and ErrorInfo', async () => {
       const client = await sdkClient(p, p.node.demo!.serviceKey);
       const err = (await client.getTask({ tenant: '', id: 't1' }).catch((e: unknown) => e)) as Error & { envelopeCode?: number; data?: unknown; reason?: string };
-      expect(err.name).toBe('UnsupportedOperationError');
-      expect(err.envelopeCode).toBe(-32004);
-      expect(err.message).toMatch(/agent runtime/);
-      expect(err.data).toEqual([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' })]);
+      expect(err.name).toBe('TaskNotFoundError');
+      expect(err.envelopeCode).toBe(-32001);
+      expect(err.message).toMatch(/task t1 not found/);
+      expect(err.data).toEqual([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' })]);
     });
 
     it('[A2A-CARD-16] GetExtendedAgentCard, through the client transport, returns the card the client resolved', async () => {

@@ -61,7 +61,8 @@ export function createEffectRunner(deps: {
     void inLane().then(
       (output) => deps.deliver(address, effectId, rec.key, { type: EFFECT_DONE, output: output ?? null }),
       (err) => {
-        if (!controller.signal.aborted) return deps.deliver(address, effectId, rec.key, { type: EFFECT_FAILED, error: asPlatformError(err).toWire() });
+        // `at`: machines are pure, so a failure's time (a task's status timestamp) comes with it.
+        if (!controller.signal.aborted) return deps.deliver(address, effectId, rec.key, { type: EFFECT_FAILED, error: { ...asPlatformError(err).toWire(), at: deps.clock.now() } });
       },
     );
   };

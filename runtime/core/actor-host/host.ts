@@ -248,7 +248,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     const result = project
       ? await opts.store.tx(async (tx: Repositories) => {
           const r = await tx.snapshots.commit(c);
-          await project(tx, { address: entry.address, state: plan.done ? null : { ...plan.state, seq: r.eventSeq }, previous: entry.state });
+          await project(tx, { address: entry.address, state: plan.done ? null : { ...plan.state, seq: r.eventSeq }, previous: entry.state, after: { ...plan.state, seq: r.eventSeq } });
           return r;
         })
       : await opts.store.snapshots.commit(c);

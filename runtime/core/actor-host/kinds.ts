@@ -51,7 +51,16 @@ export type EffectImpl = (input: any, ctx: EffectContext) => Promise<unknown>;
  * Rows other surfaces query (task lists, lookups), written in the turn's own transaction: a committed turn and its
  * projection are never out of step. `state` is null when the actor finished (its snapshot is gone).
  */
-export type Projection = (tx: Repositories, change: { address: string; state: ActorState | null; previous: ActorState | null }) => Promise<void>;
+export type Projection = (
+  tx: Repositories,
+  change: {
+    address: string;
+    state: ActorState | null;
+    previous: ActorState | null;
+    /** The state the turn ended in, also when the actor finished (a task's final status and artifacts). */
+    after: ActorState;
+  },
+) => Promise<void>;
 
 /**
  * What the host needs to run one kind of actor: its statechart, the durable timers a state needs, the

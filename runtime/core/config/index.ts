@@ -37,6 +37,10 @@ export interface PlatformConfig {
   scriptedRules: string | null;
   /** The model of an agent created without one (`provider/model`). */
   defaultModel: string;
+  /** Model turns an agent run takes at most. */
+  agentMaxSteps: number;
+  /** A model turn or a round of tool calls is abandoned after this long. */
+  agentStepTimeoutMs: number;
 }
 
 export interface Setting {
@@ -72,6 +76,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_LANE_QUEUE', default: '256', description: "Calls an account may have waiting for the sandbox beyond those running; more are refused as overloaded (1..100000)" },
   { env: 'PLATFORM_MODEL_PROVIDERS', default: '(none)', description: 'OpenAI-compatible model providers, `name=base-url` separated by commas (e.g. `openrouter=https://openrouter.ai/api/v1`); each one\'s API key is read from `PLATFORM_MODEL_<NAME>_API_KEY`. Agents name a model as `name/model`' },
   { env: 'PLATFORM_SCRIPTED_RULES', default: '(the demo rules)', description: 'Rules file of the scripted model the node serves on loopback as provider `scripted` (docs/scripted-model.md)' },
+  { env: 'PLATFORM_AGENT_MAX_STEPS', default: '8', description: 'Model turns an agent run takes at most (1..100); a run still calling tools after them fails' },
+  { env: 'PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', default: '120', description: 'Limit of one model turn or one round of tool calls of an agent run (1..3600); past it the task fails' },
   { env: 'PLATFORM_DEFAULT_MODEL', default: 'scripted/demo', description: 'Model of an agent created without `--model` (`provider/model`)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
 ];
@@ -172,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     modelProviders,
     scriptedRules: rules ? path.resolve(cwd, rules) : null,
     defaultModel,
+    agentMaxSteps: int('PLATFORM_AGENT_MAX_STEPS', 8, 1, 100),
+    agentStepTimeoutMs: int('PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

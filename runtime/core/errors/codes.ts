@@ -67,6 +67,8 @@ export const ERRORS = {
 
   // Plugins: upload, admission, activation
   // Models
+  MODEL_FAILED: e('unavailable', 'the model provider failed', 'Retry; check the provider (PLATFORM_MODEL_PROVIDERS, its API key) if it persists.'),
+  AGENT_STEP_TIMEOUT: e('unavailable', 'a step of the agent took longer than its limit', 'Retry; raise PLATFORM_AGENT_STEP_TIMEOUT_SECONDS if the model or tool is slow by nature.'),
   MODEL_UNKNOWN: e('invalid', 'no configured model of that name', 'Name a model as provider/model with a provider of PLATFORM_MODEL_PROVIDERS, or scripted/<rules name>.'),
 
   PLUGIN_ARCHIVE_NOT_GZIP: e('invalid', 'unreadable archive: not gzip-compressed', 'Pack the plugin with `platform plugins pack` (an .npack is a gzip-compressed tar).'),

@@ -1,0 +1,222 @@
+import { assign, emit, enqueueActions, setup } from 'xstate';
+import { effect } from './effects.ts';
+
+/**
+ * One run of an agent on one message: the agent loop as a statechart. A model turn either answers or asks for tool
+ * calls; the calls run (through the tool registry, in the account's lane, with the caller's authority) and the next
+ * model turn reads their results, until an answer, the step limit, a failure or a cancel. Both steps are effects, so a
+ * run survives a restart or a shard move (the host starts the step again with the same idempotency key, and the
+ * runtime's steps write their records once per key) and a cancel aborts the model request or the tool in flight.
+ *
+ * A run that never called a tool ends `answered`: a bare reply, returned as a message, never shown as a task (spec §3).
+ * The first tool call makes it a task (`visible`), whose answer becomes its artifact.
+ *
+ * running(thinking ⇄ acting) ──answer──▶ completed | answered (no tool called)
+ *        ├──step limit, model or tool failure──▶ failed
+ *        └──CANCEL──▶ canceled
+ *
+ * Machines are pure: every time comes with an event (the request's `at` in the input, effects' outputs and failures,
+ * CANCEL's `at`), so the status timestamps are the same wherever the task is read.
+ */
+
+/** A2A wire strings of the states a task passes through here (spec §3). */
+export type AgentTaskState = 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
+
+/** Who runs the task: the caller resolved at the gateway; the run never has more authority (spec §5). */
+export interface TaskCaller {
+  principalId: string;
+  kind: string;
+  role: string;
+  via: string;
+}
+
+export interface AgentTaskInput {
+  accountId: string;
+  agentId: string;
+  taskId: string;
+  contextId: string;
+  caller: TaskCaller;
+  /** Model turns at most; a run that still wants tools after them fails. */
+  maxSteps: number;
+  /** When the request arrived, ISO 8601 UTC. */
+  at: string;
+  /** A task from the start, whatever it ends on (the client did not wait for the answer). */
+  visible?: boolean;
+}
+
+/** An A2A message of the agent (parts as on the wire). */
+export interface AgentMessage {
+  messageId: string;
+  role: 'ROLE_AGENT';
+  parts: { text: string }[];
+  contextId: string;
+  taskId?: string;
+}
+
+export interface ToolCallPlan {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+export interface StepInput {
+  accountId: string;
+  agentId: string;
+  taskId: string;
+  contextId: string;
+  caller: TaskCaller;
+  step: number;
+  /** Whether the run is a task already (text the model streams is the task's artifact). */
+  visible: boolean;
+}
+
+export type ModelTurnOutput = { kind: 'reply'; text: string; messageId: string; at: string } | { kind: 'tools'; calls: ToolCallPlan[]; at: string };
+export interface CallToolsInput extends StepInput {
+  calls: ToolCallPlan[];
+}
+export interface CallToolsOutput {
+  results: { id: string; name: string; isError: boolean }[];
+  at: string;
+}
+
+export interface AgentTaskContext extends AgentTaskInput {
+  step: number;
+  visible: boolean;
+  state: AgentTaskState;
+  statusAt: string;
+  /** The status message (why a task failed or was canceled). */
+  statusMessage: AgentMessage | null;
+  /** The answer: the reply of a bare run, or the task's artifact text. */
+  answer: { text: string; messageId: string } | null;
+  calls: ToolCallPlan[];
+}
+
+export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string };
+
+export type AgentTaskEmitted =
+  | { type: 'task.visible'; at: string }
+  | { type: 'task.reply'; message: AgentMessage }
+  | { type: 'task.artifact'; artifactId: string; text: string }
+  | { type: 'task.status'; state: AgentTaskState; at: string; message?: AgentMessage };
+
+export const agentTaskAddressOf = (accountId: string, agentId: string, taskKey: string) => `agent-task/${accountId}/${agentId}:${taskKey}`;
+export const answerArtifactId = (taskId: string) => `${taskId}:answer`;
+
+const outputOf = <T>(event: unknown) => (event as { output: T }).output;
+const failureOf = (event: unknown) => (event as { error?: { code?: string; message?: string; at?: number } }).error ?? {};
+const agentMessage = (context: AgentTaskContext, messageId: string, text: string): AgentMessage => ({
+  messageId,
+  role: 'ROLE_AGENT',
+  parts: [{ text }],
+  contextId: context.contextId,
+  ...(context.visible ? { taskId: context.taskId } : {}),
+});
+const stepInput = (context: AgentTaskContext): StepInput => ({
+  accountId: context.accountId,
+  agentId: context.agentId,
+  taskId: context.taskId,
+  contextId: context.contextId,
+  caller: context.caller,
+  step: context.step,
+  visible: context.visible,
+});
+
+export const agentTaskMachine = setup({
+  types: { context: {} as AgentTaskContext, events: {} as AgentTaskEvent, input: {} as AgentTaskInput, emitted: {} as AgentTaskEmitted },
+  actors: { modelTurn: effect<StepInput, ModelTurnOutput>(), callTools: effect<CallToolsInput, CallToolsOutput>() },
+  guards: {
+    replied: ({ event }) => outputOf<ModelTurnOutput>(event).kind === 'reply',
+    isTask: ({ context }) => context.visible,
+    stepsLeft: ({ context }) => context.step + 1 < context.maxSteps,
+  },
+  actions: {
+    takeAnswer: assign(({ event }) => {
+      const out = outputOf<Extract<ModelTurnOutput, { kind: 'reply' }>>(event);
+      return { answer: { text: out.text, messageId: out.messageId }, statusAt: out.at };
+    }),
+    complete: assign({ state: 'TASK_STATE_COMPLETED' as const }),
+    announceArtifact: emit(({ context }) => ({ type: 'task.artifact' as const, artifactId: answerArtifactId(context.taskId), text: context.answer?.text ?? '' })),
+    announceReply: emit(({ context }) => ({ type: 'task.reply' as const, message: agentMessage(context, context.answer?.messageId ?? '', context.answer?.text ?? '') })),
+    announceStatus: emit(({ context }) => ({
+      type: 'task.status' as const,
+      state: context.state,
+      at: context.statusAt,
+      ...(context.statusMessage ? { message: context.statusMessage } : {}),
+    })),
+    planCalls: assign(({ context, event }) => {
+      const out = outputOf<Extract<ModelTurnOutput, { kind: 'tools' }>>(event);
+      return { calls: out.calls, statusAt: context.visible ? context.statusAt : out.at };
+    }),
+    /** The first tool call makes the run a task: from here on it is listed, and its answer is an artifact. */
+    becomeTask: enqueueActions(({ context, event, enqueue }) => {
+      if (context.visible) return;
+      enqueue.assign({ visible: true });
+      enqueue.emit({ type: 'task.visible', at: outputOf<ModelTurnOutput>(event).at });
+    }),
+    nextStep: assign(({ context }) => ({ step: context.step + 1, calls: [] })),
+    stepLimit: assign(({ context, event }) => ({
+      state: 'TASK_STATE_FAILED' as const,
+      statusAt: outputOf<ModelTurnOutput>(event).at,
+      statusMessage: agentMessage({ ...context, visible: true }, `${context.taskId}:status`, `The agent stopped after ${context.maxSteps} steps without an answer (its step limit).`),
+    })),
+    fail: assign(({ context, event }) => {
+      const err = failureOf(event);
+      return {
+        state: 'TASK_STATE_FAILED' as const,
+        statusAt: typeof err.at === 'number' ? new Date(err.at).toISOString() : context.statusAt,
+        statusMessage: agentMessage({ ...context, visible: true }, `${context.taskId}:status`, `${err.code ?? 'PLT_INTERNAL'}: ${err.message ?? 'the run failed'}`),
+      };
+    }),
+    cancel: assign(({ context, event }) => ({
+      state: 'TASK_STATE_CANCELED' as const,
+      statusAt: event.at,
+      statusMessage: agentMessage({ ...context, visible: true }, `${context.taskId}:status`, `Canceled by ${event.by}.`),
+    })),
+    /** A failure or a cancel before any tool call still ends as a task: the client holds its id and asks about it. */
+    showTask: assign({ visible: true }),
+  },
+}).createMachine({
+  id: 'AgentTask',
+  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: [] }),
+  initial: 'running',
+  states: {
+    running: {
+      initial: 'thinking',
+      on: { CANCEL: { target: 'canceled', actions: ['cancel', 'showTask', 'announceStatus'] } },
+      states: {
+        thinking: {
+          invoke: {
+            id: 'modelTurn',
+            src: 'modelTurn',
+            input: ({ context }) => stepInput(context),
+            onDone: [
+              { guard: 'replied', target: '#AgentTask.decided', actions: 'takeAnswer' },
+              { guard: 'stepsLeft', target: 'acting', actions: ['planCalls', 'becomeTask'] },
+              { target: '#AgentTask.failed', actions: ['stepLimit', 'showTask', 'announceStatus'] },
+            ],
+            onError: { target: '#AgentTask.failed', actions: ['fail', 'showTask', 'announceStatus'] },
+          },
+        },
+        acting: {
+          invoke: {
+            id: 'callTools',
+            src: 'callTools',
+            input: ({ context }) => ({ ...stepInput(context), calls: context.calls }),
+            onDone: { target: 'thinking', actions: 'nextStep' },
+            onError: { target: '#AgentTask.failed', actions: ['fail', 'showTask', 'announceStatus'] },
+          },
+        },
+      },
+    },
+    decided: {
+      always: [
+        { guard: 'isTask', target: 'completed', actions: ['complete', 'announceArtifact', 'announceStatus'] },
+        { target: 'answered', actions: 'announceReply' },
+      ],
+    },
+    answered: { type: 'final' },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+    canceled: { type: 'final' },
+  },
+});

@@ -1,0 +1,105 @@
+import type { Store } from '../../store/index.ts';
+import type { ActorSystem } from '../core/actor-host/index.ts';
+import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
+import { runFrames, type Follow } from './run-stream.ts';
+import { addressOf, startRun, threadScopeOf } from './run-start.ts';
+import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
+
+export interface AgentGatewayDeps {
+  store: Pick<Store, 'agentTasks' | 'agentThreads'>;
+  actors: Pick<ActorSystem, 'create' | 'ask'>;
+  follow: Follow;
+  now: () => number;
+  maxSteps: number;
+}
+
+const DEFAULT_PAGE = 50;
+
+/**
+ * The agent runtime as the A2A gateway calls it: the task methods of A2A 1.0 over AgentTask actors and their rows,
+ * every one scoped by the caller's account, agent and principal (a task of another caller looks exactly like one that
+ * does not exist). Blocking and streaming sends follow the run's actor from this node, wherever it runs.
+ */
+export function createAgentGateway(deps: AgentGatewayDeps) {
+  const scopeOf = (c: A2aCaller) => ({ accountId: c.accountId, agentId: c.agentId });
+  const frames = (run: { address: string; taskId: string; contextId: string; scope: { accountId: string; agentId: string } }) =>
+    runFrames({ follow: deps.follow, store: deps.store }, run.address, run.scope, run);
+
+  /** The caller's visible task, or A2A_TASK_NOT_FOUND. */
+  async function ownTask(c: A2aCaller, id: string) {
+    const row = await deps.store.agentTasks.get(scopeOf(c), id);
+    if (!row || !row.visible || row.ownerId !== c.principalId) throw new PlatformError('A2A_TASK_NOT_FOUND', `task ${id} not found`);
+    return row;
+  }
+
+  async function snapshot(c: A2aCaller, id: string, historyLength: number | undefined): Promise<A2aTask> {
+    const row = await ownTask(c, id);
+    return taskView(row, { artifacts: true, history: await historyOf(deps.store, threadScopeOf(c), row, historyLength) });
+  }
+
+  return {
+    /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
+    async sendMessage(params: A2aSendParams, c: A2aCaller): Promise<{ task: A2aTask } | { message: A2aMessage }> {
+      const immediate = params.configuration?.returnImmediately === true;
+      const run = await startRun(deps, params, c, { asTask: immediate });
+      if (!immediate) {
+        for await (const frame of frames(run)) {
+          if ('message' in frame) return { message: frame.message };
+          if (c.signal.aborted) break;
+        }
+      }
+      return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
+    },
+
+    async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller): AsyncGenerator<A2aStreamResponse> {
+      const run = await startRun(deps, params, c, { asTask: false });
+      yield* frames(run);
+    },
+
+    getTask: (params: { id: string; historyLength?: number }, c: A2aCaller) => snapshot(c, params.id, params.historyLength),
+
+    async listTasks(params: A2aListParams, c: A2aCaller) {
+      const limit = params.pageSize ?? DEFAULT_PAGE;
+      const { rows, total } = await deps.store.agentTasks.list(scopeOf(c), {
+        ownerId: c.principalId,
+        limit: limit + 1,
+        ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+        ...(params.status !== undefined ? { state: params.status } : {}),
+        ...(params.statusTimestampAfter !== undefined ? { since: new Date(params.statusTimestampAfter).toISOString() } : {}),
+        ...(params.pageToken ? { after: readPageToken(params.pageToken) } : {}),
+      });
+      const page = rows.slice(0, limit);
+      const thread = threadScopeOf(c);
+      const tasks = await Promise.all(
+        page.map(async (row) => taskView(row, { artifacts: params.includeArtifacts === true, history: await historyOf(deps.store, thread, row, params.historyLength ?? 0) })),
+      );
+      return { tasks, nextPageToken: rows.length > limit ? pageToken(page[page.length - 1]!) : '', pageSize: limit, totalSize: total };
+    },
+
+    /** A canceled task answers as it is; any other ended task cannot be canceled (-32002). */
+    async cancelTask(params: { id: string }, c: A2aCaller): Promise<A2aTask> {
+      const row = await ownTask(c, params.id);
+      if (row.state === 'TASK_STATE_CANCELED') return snapshot(c, params.id, undefined);
+      if (TERMINAL.has(row.state)) throw new PlatformError('A2A_TASK_NOT_CANCELABLE', `task ${params.id} has ended (${row.state}) and cannot be canceled`);
+      try {
+        await deps.actors.ask(addressOf(scopeOf(c), params.id), { type: 'CANCEL', at: new Date(deps.now()).toISOString(), by: c.principalId });
+      } catch (err) {
+        // The run ended between the read and the cancel: its actor is gone; the row tells how it ended.
+        if (!isPlatformError(err, 'PLT_ACTOR_NOT_FOUND')) throw err;
+      }
+      const after = await ownTask(c, params.id);
+      if (after.state !== 'TASK_STATE_CANCELED') throw new PlatformError('A2A_TASK_NOT_CANCELABLE', `task ${params.id} ended (${after.state}) before it could be canceled`);
+      return snapshot(c, params.id, undefined);
+    },
+
+    /** The task as it is now, then its updates until it ends; an ended task has nothing to follow (-32004). */
+    async *subscribeToTask(params: { id: string }, c: A2aCaller): AsyncGenerator<A2aStreamResponse> {
+      const row = await ownTask(c, params.id);
+      if (TERMINAL.has(row.state)) throw new PlatformError('A2A_UNSUPPORTED_OPERATION', `task ${params.id} has ended (${row.state}): read it with GetTask`);
+      yield* frames({ address: addressOf(scopeOf(c), row.id), taskId: row.id, contextId: row.contextId, scope: scopeOf(c) });
+    },
+  };
+}
+
+export type AgentGateway = ReturnType<typeof createAgentGateway>;

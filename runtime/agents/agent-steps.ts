@@ -1,0 +1,141 @@
+import { jsonSchema, streamText, tool, type ToolSet } from 'ai';
+import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller } from '../../actors/index.ts';
+import type { Store, ThreadScope } from '../../store/index.ts';
+import type { EffectContext } from '../core/actor-host/index.ts';
+import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import type { Caller } from '../identity/index.ts';
+import type { ModelRegistry } from '../models/index.ts';
+import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
+import { HISTORY_WINDOW, modelMessages, type ToolCallsBody, type ToolResultsBody } from './thread-history.ts';
+
+/** What a tool result may put into the model's context; longer output is cut (the model is told so). */
+const MAX_TOOL_OUTPUT = 64 * 1024;
+
+export interface AgentStepDeps {
+  store: Pick<Store, 'agents' | 'agentThreads'>;
+  models: Pick<ModelRegistry, 'resolve'>;
+  tools: Pick<ToolRegistry, 'visible'>;
+  policy: AutonomyPolicy;
+  stepTimeoutMs: number;
+  now: () => number;
+}
+
+const scopeOf = (i: StepInput): ThreadScope => ({ accountId: i.accountId, agentId: i.agentId, ownerId: i.caller.principalId });
+export const callerOf = (i: { accountId: string; caller: TaskCaller }): Caller => ({
+  accountId: i.accountId,
+  principalId: i.caller.principalId,
+  kind: i.caller.kind as Caller['kind'],
+  role: i.caller.role as Caller['role'],
+  via: i.caller.via as Caller['via'],
+});
+/** Record ids are the task's and the step's: a step run again (restart, shard move) finds what it wrote before. */
+const turnRecordId = (i: StepInput) => `${i.taskId}/step-${i.step}`;
+const resultsRecordId = (i: StepInput) => `${i.taskId}/step-${i.step}/results`;
+/** The answer's A2A message id. */
+export const replyMessageId = (i: StepInput) => `${i.taskId}/reply-${i.step}`;
+
+/** The step's own deadline joined with the run's cancellation. */
+function stepSignal(ctx: EffectContext, ms: number) {
+  const timeout = AbortSignal.timeout(ms);
+  return { signal: AbortSignal.any([ctx.signal, timeout]), timedOut: () => timeout.aborted && !ctx.signal.aborted };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The two effects of an AgentTask: a model turn and a round of tool calls. Each reads the thread, does its work
+ * once per step (a record keyed by task and step says it is done), and writes its record to the thread.
+ */
+export function agentSteps(deps: AgentStepDeps) {
+  const visibleTools = (i: StepInput) => deps.tools.visible({ kind: 'agent', id: i.agentId, accountId: i.accountId }, callerOf(i));
+
+  async function modelTurn(input: StepInput, ctx: EffectContext): Promise<ModelTurnOutput> {
+    const scope = scopeOf(input);
+    const done = await deps.store.agentThreads.get(scope, input.contextId, turnRecordId(input));
+    if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
+    const reply = await deps.store.agentThreads.get(scope, input.contextId, replyMessageId(input));
+    if (reply) return turnOutput({ text: replyText(reply.body) }, input, deps.now());
+
+    const agent = await deps.store.agents.get(input.accountId, input.agentId);
+    if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', 'the agent of this task no longer exists');
+    const tools = await visibleTools(input);
+    const history = await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW);
+    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
+    let text = '';
+    const calls: ToolCallsBody['calls'] = [];
+    try {
+      const run = streamText({
+        model: deps.models.resolve(agent.model),
+        ...(agent.instructions ? { system: agent.instructions } : {}),
+        messages: modelMessages(history),
+        ...(tools.length ? { tools: toolSet(tools) } : {}),
+        abortSignal: signal,
+        maxRetries: 1,
+        // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
+        onError: () => {},
+      });
+      for await (const part of run.fullStream) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          // Chunks matter only to a task's streams (a bare reply is sent whole): nothing is published before.
+          if (input.visible) ctx.progress({ text: part.text });
+        } else if (part.type === 'tool-call') calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
+        else if (part.type === 'error') throw part.error;
+      }
+    } catch (err) {
+      if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
+      if (ctx.signal.aborted || isPlatformError(err)) throw err;
+      throw new PlatformError('MODEL_FAILED', `the model ${agent.model} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    if (calls.length) {
+      const body: ToolCallsBody = { calls, ...(text ? { text } : {}) };
+      await deps.store.agentThreads.append(scope, input.contextId, { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls', body });
+      return turnOutput({ calls }, input, deps.now());
+    }
+    const message = { messageId: replyMessageId(input), role: 'ROLE_AGENT', parts: [{ text }], contextId: input.contextId, ...(input.visible ? { taskId: input.taskId } : {}) };
+    await deps.store.agentThreads.append(scope, input.contextId, { messageId: message.messageId, taskId: input.taskId, kind: 'agent', body: message });
+    return turnOutput({ text }, input, deps.now());
+  }
+
+  async function callTools(input: CallToolsInput, ctx: EffectContext): Promise<CallToolsOutput> {
+    const scope = scopeOf(input);
+    const done = await deps.store.agentThreads.get(scope, input.contextId, resultsRecordId(input));
+    if (done) return resultsOutput((done.body as ToolResultsBody).results, deps.now());
+    const tools = new Map((await visibleTools(input)).map((t) => [t.name, t]));
+    const caller = callerOf(input);
+    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
+    const results: ToolResultsBody['results'] = [];
+    for (const call of input.calls) {
+      const entry = tools.get(call.name);
+      if (!entry) {
+        results.push({ id: call.id, name: call.name, isError: true, output: `There is no tool named ${call.name} bound to this agent.` });
+        continue;
+      }
+      const decision = deps.policy.evaluate(caller, entry, call.args);
+      if (decision.decision !== 'allow') {
+        results.push({ id: call.id, name: call.name, isError: true, output: `The call was refused: ${decision.reason}.` });
+        continue;
+      }
+      const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal });
+      if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the tool ${call.name} did not finish within ${deps.stepTimeoutMs / 1000} s`);
+      if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
+      results.push({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
+    }
+    await deps.store.agentThreads.append(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
+    return resultsOutput(results, deps.now());
+  }
+
+  return { modelTurn, callTools };
+}
+
+function toolSet(tools: ToolEntry[]): ToolSet {
+  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as never) })]));
+}
+
+const replyText = (body: unknown) => ((body as { parts?: { text?: string }[] }).parts ?? []).map((p) => p.text ?? '').join('');
+const cut = (s: string) => (s.length > MAX_TOOL_OUTPUT ? `${s.slice(0, MAX_TOOL_OUTPUT)}\n[output cut at ${MAX_TOOL_OUTPUT} characters]` : s);
+
+function turnOutput(r: { calls: ToolCallsBody['calls'] } | { text: string }, input: StepInput, now: number): ModelTurnOutput {
+  return 'calls' in r ? { kind: 'tools', calls: r.calls, at: iso(now) } : { kind: 'reply', text: r.text, messageId: replyMessageId(input), at: iso(now) };
+}
+const resultsOutput = (results: ToolResultsBody['results'], now: number): CallToolsOutput => ({ results: results.map(({ id, name, isError }) => ({ id, name, isError })), at: iso(now) });
