@@ -82,6 +82,8 @@ export function agentSteps(deps: AgentStepDeps) {
         } else if (part.type === 'tool-call') calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
         else if (part.type === 'error') throw part.error;
       }
+      // An aborted stream ends quietly (an `abort` part): the text so far is not an answer.
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
