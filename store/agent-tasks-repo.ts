@@ -13,6 +13,13 @@ export interface ThreadScope extends AgentScope {
 
 export type ThreadRecordKind = 'user' | 'agent' | 'tool_calls' | 'tool_results';
 
+export interface ThreadRecordInput {
+  messageId: string;
+  taskId: string | null;
+  kind: ThreadRecordKind;
+  body: unknown;
+}
+
 export interface ThreadRecord {
   seq: number;
   messageId: string;
@@ -59,20 +66,30 @@ export function agentThreadsRepo(db: Queryable) {
       return rowCount > 0;
     },
     /**
-     * Starts or continues a thread with one record, in one statement (the thread row and the record); false when the
-     * thread holds a record of that message id already (nothing is written).
+     * Starts or continues a thread with records, in one statement (the thread row and the records: one commit); false,
+     * writing nothing, when the thread holds one of these message ids already.
      */
-    async start(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
-      const { rowCount } = await db.query(
-        `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
-         insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ($1, $2, $3, $4, $5, $6, $7, $8)
-         on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
-        [scope.accountId, scope.agentId, scope.ownerId, threadId, rec.messageId, rec.taskId, rec.kind, JSON.stringify(rec.body)],
-      );
-      return rowCount > 0;
+    async start(scope: ThreadScope, threadId: string, recs: ThreadRecordInput[]): Promise<boolean> {
+      const params: unknown[] = [scope.accountId, scope.agentId, scope.ownerId, threadId];
+      const rows = recs.map((r) => {
+        params.push(r.messageId, r.taskId, r.kind, JSON.stringify(r.body));
+        const n = params.length;
+        return `($1, $2, $3, $4, $${n - 3}, $${n - 2}, $${n - 1}, $${n}::jsonb)`;
+      });
+      try {
+        await db.query(
+          `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
+           insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ${rows.join(', ')}`,
+          params,
+        );
+        return true;
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505') return false;
+        throw err;
+      }
     },
     /** Appends one record; a record whose message id the thread holds already is not written again (false). */
-    async append(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
+    async append(scope: ThreadScope, threadId: string, rec: ThreadRecordInput): Promise<boolean> {
       const { rowCount } = await db.query(
         `insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ($1, $2, $3, $4, $5, $6, $7, $8)
          on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
