@@ -66,7 +66,7 @@ export function agentSteps(deps: AgentStepDeps) {
     const [done] = await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]);
     if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
     const { output, record } = await turn(input, ctx, null);
-    await deps.store.agentThreads.append(scopeOf(input), input.contextId, record);
+    await deps.store.agentThreads.appendStep(scopeOf(input), input.contextId, record);
     return output;
   }
 
@@ -155,7 +155,7 @@ export function agentSteps(deps: AgentStepDeps) {
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
       results.push({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
     }
-    await deps.store.agentThreads.append(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
+    await deps.store.agentThreads.appendStep(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
     return resultsOutput(results, deps.now());
   }
 

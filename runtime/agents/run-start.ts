@@ -97,7 +97,9 @@ export async function launchRun(
   run: PreparedRun,
   opts: { visible: boolean; calls?: ToolCallPlan[]; at?: string; /** Runs once the task exists, before its run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
 ): Promise<StartedRun> {
-  if (!run.reserved && !(await reserve(deps, run))) throw taskExists(run.taskId);
+  // A minted id (a random UUID) is nobody's yet: the actor's first commit writes its row (the projection upserts),
+  // unless something must attach to the task before it runs.
+  if (!run.reserved && opts.onTask && !(await reserve(deps, run))) throw taskExists(run.taskId);
   const { caller } = run;
   try {
     await opts.onTask?.(run.taskId);
