@@ -15,6 +15,7 @@ import { mcpSessionsRepo } from './mcp-repo.ts';
 import { bindingsRepo } from './bindings-repo.ts';
 import { oauthRepo } from './oauth-repo.ts';
 import { agentTasksRepo, agentThreadsRepo } from './agent-tasks-repo.ts';
+import { agentLinksRepo } from './agent-links-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -27,6 +28,7 @@ export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export type * from './agent-tasks-repo.ts';
+export type * from './agent-links-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -54,6 +56,7 @@ export function repositories(q: Queryable) {
     oauth: oauthRepo(q),
     agentThreads: agentThreadsRepo(q),
     agentTasks: agentTasksRepo(q),
+    agentLinks: agentLinksRepo(q),
   };
 }
 

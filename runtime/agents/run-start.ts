@@ -69,7 +69,7 @@ export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller
       agentId: caller.agentId,
       taskId,
       contextId,
-      caller: { principalId: caller.principalId, kind: caller.principalKind, role: caller.role, via: caller.via },
+      caller: { principalId: caller.principalId, kind: caller.principalKind, role: caller.role, via: caller.via, ...(caller.actors?.length ? { actors: [...caller.actors] } : {}) },
       maxSteps: deps.maxSteps,
       at,
       visible: opts.asTask,

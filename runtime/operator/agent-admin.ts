@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentRecord, Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
+import { agentToolName } from '../agents/index.ts';
 import { need, unique, UUID_RE, validateHandle } from './checks.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
@@ -53,6 +54,7 @@ export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string):
 
   async function view(a: AgentRecord) {
     const bindings = await store.bindings.list(a.accountId, target(a));
+    const links = await store.agentLinks.list(a.accountId, a.id);
     return {
       id: a.id,
       account_id: a.accountId,
@@ -63,6 +65,8 @@ export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string):
       model: a.model,
       url: deps.urls.agent(a.handle),
       capabilities: bindings.map((b) => b.capabilityId),
+      // The agents it may call as tools (`agent bind --agent-tool`).
+      agents: links.map((l) => ({ id: l.toolAgentId, handle: l.handle, tool: agentToolName(l.handle) })),
       created_at: a.createdAt,
     };
   }
