@@ -11,7 +11,7 @@ import { effect } from './effects.ts';
  * A run that never called a tool ends `answered`: a bare reply, returned as a message, never shown as a task (spec §3).
  * The first tool call makes it a task (`visible`), whose answer becomes its artifact.
  *
- * running(thinking ⇄ acting) ──answer──▶ completed | answered (no tool called)
+ * running(starting → thinking ⇄ acting) ──answer──▶ completed | answered (no tool called)
  *        ├──step limit, model or tool failure──▶ failed
  *        └──CANCEL──▶ canceled
  *
@@ -42,8 +42,10 @@ export interface AgentTaskInput {
   maxSteps: number;
   /** When the request arrived, ISO 8601 UTC. */
   at: string;
-  /** A task from the start, whatever it ends on (the client did not wait for the answer). */
+  /** A task from the start, whatever it ends on (the client did not wait for the answer, or it called a tool). */
   visible?: boolean;
+  /** The tool calls of a first model turn taken before the actor existed: the run starts at their round. */
+  calls?: ToolCallPlan[];
 }
 
 /** An A2A message of the agent (parts as on the wire). */
@@ -179,13 +181,14 @@ export const agentTaskMachine = setup({
   },
 }).createMachine({
   id: 'AgentTask',
-  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: [] }),
+  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: input.calls ?? [] }),
   initial: 'running',
   states: {
     running: {
-      initial: 'thinking',
+      initial: 'starting',
       on: { CANCEL: { target: 'canceled', actions: ['cancel', 'showTask', 'announceStatus'] } },
       states: {
+        starting: { always: [{ guard: ({ context }) => context.calls.length > 0, target: 'acting' }, { target: 'thinking' }] },
         thinking: {
           invoke: {
             id: 'modelTurn',

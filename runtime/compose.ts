@@ -11,6 +11,7 @@ import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, type AgentGateway } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
 import { PlatformError } from './core/errors/index.ts';
+import { createPushConfigs, type PushConfigs } from './push/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
@@ -48,6 +49,8 @@ export interface Services {
   models: ModelRegistry;
   /** The agents' runs as the agent gateway calls them (A2A task methods over AgentTask actors). */
   agents: AgentGateway;
+  /** Tasks' push notification configs (A2A): stored per account, agent and task, URLs vetted. */
+  push: PushConfigs;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
@@ -68,6 +71,9 @@ export interface Services {
 }
 
 export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
+
+/** What a model turn weighs in its account's effect lane (a tool round or an activation weighs 1). */
+const MODEL_TURN_COST = 2;
 
 export interface ClusterJoin {
   nc: NatsConnection;
@@ -121,15 +127,16 @@ export async function createServices(opts: {
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
   const effectLanes = createLaneScheduler({ slots: 64, perTenantInFlight: 8, queueCap: 1024 });
+  const steps = agentSteps({ store, models, tools: toolRegistry, policy: defaultAutonomyPolicy, stepTimeoutMs: config.agentStepTimeoutMs, now });
   const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'effectCost'>> = {
     'device-session': { project: deviceSessionProjection },
     account: {},
     'plugin-version': { effects: { activate: activationEffect({ store, bus }) as EffectImpl }, project: pluginVersionProjection },
     gateway: { project: gatewayProjection },
     'agent-task': {
-      effects: agentSteps({ store, models, tools: toolRegistry, policy: defaultAutonomyPolicy, stepTimeoutMs: config.agentStepTimeoutMs, now }) as unknown as Record<string, EffectImpl>,
+      effects: { modelTurn: steps.modelTurn, callTools: steps.callTools } as Record<string, EffectImpl>,
       // A model turn holds a lane slot for seconds; a round of tool calls mostly waits on the sandbox's own lanes.
-      effectCost: { modelTurn: 2, callTools: 1 },
+      effectCost: { modelTurn: MODEL_TURN_COST, callTools: 1 },
       project: agentTaskProjection,
     },
   };
@@ -183,10 +190,13 @@ export async function createServices(opts: {
     store,
     actors,
     follow: (address, onItem) => subscribeActor({ bus, actors, journal: store.actorEvents }, address, onItem),
+    // The same lane and cost as the model-turn effect: a tenant's first turns queue behind its own work only.
+    firstTurn: (input, signal) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal), MODEL_TURN_COST),
     now,
     maxSteps: config.agentMaxSteps,
   });
   agentRuns = agents;
+  const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
   const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel });
@@ -211,6 +221,7 @@ export async function createServices(opts: {
     tasks,
     models,
     agents,
+    push,
     invokeTool,
     toolRegistry,
     gatewayTokens,

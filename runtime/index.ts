@@ -22,6 +22,7 @@ export * from './tools/index.ts';
 export * from './plugins/index.ts';
 export * from './models/index.ts';
 export * from './agents/index.ts';
+export * from './push/index.ts';
 export * from './gateways/index.ts';
 export * from './viz/index.ts';
 export * from './operator/index.ts';

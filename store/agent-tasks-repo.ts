@@ -58,6 +58,19 @@ export function agentThreadsRepo(db: Queryable) {
       );
       return rowCount > 0;
     },
+    /**
+     * Starts or continues a thread with one record, in one statement (the thread row and the record); false when the
+     * thread holds a record of that message id already (nothing is written).
+     */
+    async start(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
+         insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ($1, $2, $3, $4, $5, $6, $7, $8)
+         on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
+        [scope.accountId, scope.agentId, scope.ownerId, threadId, rec.messageId, rec.taskId, rec.kind, JSON.stringify(rec.body)],
+      );
+      return rowCount > 0;
+    },
     /** Appends one record; a record whose message id the thread holds already is not written again (false). */
     async append(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
       const { rowCount } = await db.query(
@@ -70,6 +83,11 @@ export function agentThreadsRepo(db: Queryable) {
     async get(scope: ThreadScope, threadId: string, messageId: string): Promise<ThreadRecord | null> {
       const { rows } = await db.query<Row>(`${SELECT} where ${IN_THREAD} and message_id = $5`, [scope.accountId, scope.agentId, scope.ownerId, threadId, messageId]);
       return rows[0] ? record(rows[0]) : null;
+    },
+    /** The records of a thread with these message ids, oldest first. */
+    async find(scope: ThreadScope, threadId: string, messageIds: string[]): Promise<ThreadRecord[]> {
+      const { rows } = await db.query<Row>(`${SELECT} where ${IN_THREAD} and message_id = any($5::text[]) order by seq`, [scope.accountId, scope.agentId, scope.ownerId, threadId, messageIds]);
+      return rows.map(record);
     },
     /** The last `limit` records of a thread, oldest first. */
     async tail(scope: ThreadScope, threadId: string, limit: number): Promise<ThreadRecord[]> {

@@ -24,6 +24,11 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/** Runs `fn` atomically: in a transaction of its own on the pool, or as part of the transaction `q` already is. */
+export function atomically<T>(q: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return 'transaction' in q ? (q as Db).transaction(fn) : fn(q);
+}
+
 export class StoreConflictError extends Error {
   override readonly name = 'StoreConflictError';
   readonly code = 'PLT_STORE_CONFLICT';

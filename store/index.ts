@@ -16,6 +16,7 @@ import { bindingsRepo } from './bindings-repo.ts';
 import { oauthRepo } from './oauth-repo.ts';
 import { agentTasksRepo, agentThreadsRepo } from './agent-tasks-repo.ts';
 import { agentLinksRepo } from './agent-links-repo.ts';
+import { pushConfigsRepo } from './push-configs-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -29,6 +30,7 @@ export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export type * from './agent-tasks-repo.ts';
 export type * from './agent-links-repo.ts';
+export type * from './push-configs-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -57,6 +59,7 @@ export function repositories(q: Queryable) {
     agentThreads: agentThreadsRepo(q),
     agentTasks: agentTasksRepo(q),
     agentLinks: agentLinksRepo(q),
+    pushConfigs: pushConfigsRepo(q),
   };
 }
 

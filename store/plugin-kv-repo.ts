@@ -1,4 +1,4 @@
-import type { Db, Queryable } from './db.ts';
+import { atomically, type Queryable } from './db.ts';
 
 /** Limits of one plugin's key-value store (per account and plugin); `bytes` counts keys and values together. */
 export const KV_LIMITS = { keyChars: 512, valueBytes: 1024 * 1024, keys: 10_000, bytes: 64 * 1024 * 1024, page: 1000 } as const;
@@ -16,8 +16,6 @@ async function lockUsage(q: Queryable, accountId: string, capabilityId: string):
 
 /** The wasi:keyvalue store of one plugin in one account: every query carries both. */
 export function pluginKvRepo(db: Queryable) {
-  // Bound to the pool: each write is its own transaction; bound to a transaction already: part of it.
-  const atomically = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => ('transaction' in db ? (db as Db).transaction(fn) : fn(db));
   return {
     async get(accountId: string, capabilityId: string, bucket: string, key: string): Promise<Buffer | null> {
       const { rows } = await db.query<{ value: Uint8Array }>(
@@ -29,7 +27,7 @@ export function pluginKvRepo(db: Queryable) {
     async set(accountId: string, capabilityId: string, bucket: string, key: string, value: Uint8Array): Promise<void> {
       if (key.length === 0 || key.length > KV_LIMITS.keyChars) throw new KvLimitError(`keys are 1-${KV_LIMITS.keyChars} characters`);
       if (value.byteLength > KV_LIMITS.valueBytes) throw new KvLimitError(`values are at most ${KV_LIMITS.valueBytes} bytes`);
-      await atomically(async (q) => {
+      await atomically(db, async (q) => {
         const usage = await lockUsage(q, accountId, capabilityId);
         const { rows } = await q.query<{ size: number }>(
           'select octet_length(key) + octet_length(value) as size from plugin_kv where account_id = $1 and capability_id = $2 and bucket = $3 and key = $4',
@@ -49,7 +47,7 @@ export function pluginKvRepo(db: Queryable) {
       });
     },
     async delete(accountId: string, capabilityId: string, bucket: string, key: string): Promise<void> {
-      await atomically(async (q) => {
+      await atomically(db, async (q) => {
         const usage = await lockUsage(q, accountId, capabilityId);
         const { rows } = await q.query<{ size: number }>(
           'delete from plugin_kv where account_id = $1 and capability_id = $2 and bucket = $3 and key = $4 returning octet_length(key) + octet_length(value) as size',

@@ -5,5 +5,6 @@ import { noisyNeighbor } from './noisy-neighbor.ts';
 import { sandboxCall } from './sandbox-call.ts';
 import { mcpCall } from './mcp-call.ts';
 import { hostileUpload } from './hostile-upload.ts';
+import { a2aSend } from './a2a-send.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend];

@@ -7,7 +7,7 @@ import type { A2aBackend } from './backend.ts';
 import { agentBackend } from './agent-backend.ts';
 
 /** The services the agent gateway uses: the composition root hands it these and no others. */
-export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks', 'agents'] as const;
+export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks', 'agents', 'push'] as const;
 export type A2aServices = Pick<Services, (typeof A2A_SERVICES)[number]>;
 
 /**
@@ -20,6 +20,6 @@ export function a2aSurface(s: A2aServices, opts: { logger: Logger; serverFactory
     logger: opts.logger,
     serverFactory: opts.serverFactory,
     admit: createA2aAdmission({ store: s.store, agentTokens: s.agentTokens, now: () => s.clock.now(), bus: s.bus }),
-    backend: opts.backend ?? agentBackend(s.agents),
+    backend: opts.backend ?? agentBackend(s.agents, s.push),
   });
 }

@@ -1,20 +1,29 @@
+import type { ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
 import type { Store } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
-import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
 import { runFrames, type Follow } from './run-stream.ts';
-import { addressOf, startRun, threadScopeOf } from './run-start.ts';
+import { addressOf, launchRun, prepareRun, threadScopeOf, type PreparedRun } from './run-start.ts';
 import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
 
 export interface AgentGatewayDeps {
   store: Pick<Store, 'agentTasks' | 'agentThreads'>;
   actors: Pick<ActorSystem, 'create' | 'ask'>;
   follow: Follow;
+  /** A run's first model turn, taken in the request (in the account's lane): see agentSteps().firstTurn. */
+  firstTurn: (input: StepInput, signal: AbortSignal) => Promise<ModelTurnOutput>;
   now: () => number;
   maxSteps: number;
 }
 
 const DEFAULT_PAGE = 50;
+const callerOf = (c: A2aCaller): TaskCaller => ({ principalId: c.principalId, kind: c.principalKind, role: c.role, via: c.via });
+
+/** What a send may ask besides its params: work to do once the task id is taken (an inline push config). */
+export interface SendHooks {
+  onTask?: (taskId: string) => Promise<unknown>;
+}
 
 /**
  * The agent runtime as the A2A gateway calls it: the task methods of A2A 1.0 over AgentTask actors and their rows,
@@ -33,6 +42,37 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     return row;
   }
 
+  /**
+   * The first model turn, in the request: a bare reply is the whole run (a message, no task: a client's task id stays
+   * taken, its row showing the reply); tool calls go on in an AgentTask.
+   */
+  async function firstTurn(run: PreparedRun): Promise<{ message: A2aMessage } | { task: A2aTask } | { calls: ToolCallPlan[]; at: string }> {
+    const c = run.caller;
+    let out: ModelTurnOutput;
+    try {
+      out = await deps.firstTurn({ accountId: c.accountId, agentId: c.agentId, taskId: run.taskId, contextId: run.contextId, caller: callerOf(c), step: 0, visible: false }, c.signal);
+    } catch (err) {
+      if (c.signal.aborted) throw err;
+      return { task: await failedTask(run, asPlatformError(err)) };
+    }
+    if (out.kind === 'tools') return { calls: out.calls, at: out.at };
+    const message: A2aMessage = { messageId: out.messageId, role: 'ROLE_AGENT', parts: [{ text: out.text }], contextId: run.contextId };
+    if (run.reserved) await deps.store.agentTasks.update(run.scope, run.taskId, { visible: false, state: 'TASK_STATE_COMPLETED', statusMessage: message, statusAt: out.at, artifacts: [] });
+    return { message };
+  }
+
+  /**
+   * A run whose first turn failed (the model unreachable, too slow) is a failed task, as a later failure would be: the
+   * client learns why, and has an id to look it up by. Nothing runs any more, so no actor holds it.
+   */
+  async function failedTask(run: PreparedRun, err: PlatformError): Promise<A2aTask> {
+    const at = new Date(deps.now()).toISOString();
+    if (!run.reserved) await deps.store.agentTasks.reserve(run.scope, { id: run.taskId, contextId: run.contextId, ownerId: run.caller.principalId, state: 'TASK_STATE_FAILED', statusAt: at });
+    const statusMessage: A2aMessage = { messageId: `${run.taskId}:status`, role: 'ROLE_AGENT', parts: [{ text: `${err.code}: ${err.message}` }], contextId: run.contextId, taskId: run.taskId };
+    await deps.store.agentTasks.update(run.scope, run.taskId, { visible: true, state: 'TASK_STATE_FAILED', statusMessage, statusAt: at, artifacts: [] });
+    return snapshot(run.caller, run.taskId, undefined);
+  }
+
   async function snapshot(c: A2aCaller, id: string, historyLength: number | undefined): Promise<A2aTask> {
     const row = await ownTask(c, id);
     return taskView(row, { artifacts: true, history: await historyOf(deps.store, threadScopeOf(c), row, historyLength) });
@@ -40,21 +80,37 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
 
   return {
     /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
-    async sendMessage(params: A2aSendParams, c: A2aCaller): Promise<{ task: A2aTask } | { message: A2aMessage }> {
-      const immediate = params.configuration?.returnImmediately === true;
-      const run = await startRun(deps, params, c, { asTask: immediate });
-      if (!immediate) {
-        for await (const frame of frames(run)) {
-          if ('message' in frame) return { message: frame.message };
-          if (c.signal.aborted) break;
-        }
+    async sendMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): Promise<{ task: A2aTask } | { message: A2aMessage }> {
+      const run = await prepareRun(deps, params, c);
+      if (params.configuration?.returnImmediately === true) {
+        await launchRun(deps, run, { visible: true, ...hooks });
+        return { task: await snapshot(c, run.taskId, params.configuration.historyLength) };
+      }
+      const first = await firstTurn(run);
+      if ('message' in first || 'task' in first) return first;
+      for await (const frame of frames(await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks }))) {
+        if ('message' in frame || c.signal.aborted) break;
       }
       return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
     },
 
-    async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller): AsyncGenerator<A2aStreamResponse> {
-      const run = await startRun(deps, params, c, { asTask: false });
-      yield* frames(run);
+    async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<A2aStreamResponse> {
+      const run = await prepareRun(deps, params, c);
+      const first = await firstTurn(run);
+      if ('message' in first || 'task' in first) {
+        yield first;
+        return;
+      }
+      yield* frames(await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks }));
+    },
+
+    /**
+     * Whether a task is one the caller may attach things to (push configs): its own, and a task (or a run still
+     * working, which may become one); a bare reply's id is not a task.
+     */
+    async taskVisible(accountId: string, agentId: string, taskId: string, principalId: string): Promise<boolean> {
+      const row = await deps.store.agentTasks.get({ accountId, agentId }, taskId);
+      return row !== null && row.ownerId === principalId && (row.visible || row.state === 'TASK_STATE_WORKING');
     },
 
     getTask: (params: { id: string; historyLength?: number }, c: A2aCaller) => snapshot(c, params.id, params.historyLength),

@@ -36,7 +36,7 @@ const resultsRecordId = (i: StepInput) => `${i.taskId}/step-${i.step}/results`;
 export const replyMessageId = (i: StepInput) => `${i.taskId}/reply-${i.step}`;
 
 /** The step's own deadline joined with the run's cancellation. */
-function stepSignal(ctx: EffectContext, ms: number) {
+function stepSignal(ctx: Pick<EffectContext, 'signal'>, ms: number) {
   const timeout = AbortSignal.timeout(ms);
   return { signal: AbortSignal.any([ctx.signal, timeout]), timedOut: () => timeout.aborted && !ctx.signal.aborted };
 }
@@ -50,13 +50,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function agentSteps(deps: AgentStepDeps) {
   const visibleTools = (i: StepInput) => deps.tools.visible({ kind: 'agent', id: i.agentId, accountId: i.accountId }, callerOf(i));
 
+  /** The effect: a step run again finds the record it wrote before and answers from it. */
   async function modelTurn(input: StepInput, ctx: EffectContext): Promise<ModelTurnOutput> {
-    const scope = scopeOf(input);
-    const done = await deps.store.agentThreads.get(scope, input.contextId, turnRecordId(input));
+    const [done] = await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]);
     if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
-    const reply = await deps.store.agentThreads.get(scope, input.contextId, replyMessageId(input));
-    if (reply) return turnOutput({ text: replyText(reply.body) }, input, deps.now());
+    return turn(input, ctx);
+  }
 
+  async function turn(input: StepInput, ctx: Pick<EffectContext, 'signal' | 'progress'>): Promise<ModelTurnOutput> {
+    const scope = scopeOf(input);
     const agent = await deps.store.agents.get(input.accountId, input.agentId);
     if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', 'the agent of this task no longer exists');
     const tools = await visibleTools(input);
@@ -83,6 +85,8 @@ export function agentSteps(deps: AgentStepDeps) {
         } else if (part.type === 'tool-call') calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
         else if (part.type === 'error') throw part.error;
       }
+      // An aborted stream ends quietly (an `abort` part): the text so far is not an answer.
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
@@ -126,7 +130,16 @@ export function agentSteps(deps: AgentStepDeps) {
     return resultsOutput(results, deps.now());
   }
 
-  return { modelTurn, callTools };
+  return {
+    modelTurn,
+    callTools,
+    /**
+     * A run's first model turn, taken in the request itself before any actor exists: most messages end on a bare
+     * reply, which needs no task (spec §3), so it costs no actor, snapshot or event. A first turn that asks for tools
+     * hands its calls to a new AgentTask (which starts at the tool round).
+     */
+    firstTurn: (input: StepInput, signal: AbortSignal) => turn(input, { signal, progress: () => {} }),
+  };
 }
 
 function toolSet(tools: ToolEntry[]): ToolSet {

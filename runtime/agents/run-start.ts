@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { agentTaskAddressOf, type AgentTaskInput } from '../../actors/index.ts';
+import { agentTaskAddressOf, type AgentTaskInput, type ToolCallPlan } from '../../actors/index.ts';
 import type { AgentScope, Store, ThreadScope } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
@@ -24,14 +24,24 @@ const scopeOf = (c: A2aCaller): AgentScope => ({ accountId: c.accountId, agentId
 export const threadScopeOf = (c: A2aCaller): ThreadScope => ({ accountId: c.accountId, agentId: c.agentId, ownerId: c.principalId });
 export const addressOf = (c: AgentScope, taskId: string) => agentTaskAddressOf(c.accountId, c.agentId, taskKey(taskId));
 
+/** A run whose message is in its thread, with its task id (taken already when the client chose it). */
+export interface PreparedRun {
+  scope: AgentScope;
+  thread: ThreadScope;
+  caller: A2aCaller;
+  taskId: string;
+  contextId: string;
+  at: string;
+  /** The client chose the id, so it was taken at once (the rule of spec §4.3 holds even if no task follows). */
+  reserved: boolean;
+}
+
 /**
- * Starts a run of the agent on one message (SendMessage and SendStreamingMessage): resolves the thread (spec §4.3:
- * `contextId` continues a thread, omitted starts one, a referenced task's context must match), takes the task id
- * atomically (the client's, or a minted one; a taken id fails), appends the message to the thread and creates the
- * AgentTask actor, whose first model turn starts at once. `asTask`: the run is a task from the start, whatever it ends
- * on (a client that does not wait gets a task id it can ask about).
+ * The first half of a run (SendMessage and SendStreamingMessage): resolves the thread (spec §4.3: `contextId`
+ * continues a thread, omitted starts one, a referenced task's context must match), takes a client's task id
+ * atomically (a taken id fails), and appends the message to the thread.
  */
-export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller, opts: { asTask: boolean }): Promise<StartedRun> {
+export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller): Promise<PreparedRun> {
   const m = params.message;
   if (m.role !== 'ROLE_USER') throw new PlatformError('A2A_INVALID_PARAMS', 'message.role: a message to an agent is sent as ROLE_USER');
   const scope = scopeOf(caller);
@@ -43,7 +53,7 @@ export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller
       const why = TERMINAL.has(row.state) ? `has ended (${row.state})` : `is still running (${row.state})`;
       throw new PlatformError('A2A_UNSUPPORTED_OPERATION', `task ${m.taskId} ${why} and takes no further messages: omit taskId to start a new task (keep contextId to stay in the thread)`);
     }
-    if (row) throw new PlatformError('A2A_TASK_EXISTS', `a task with id ${m.taskId} already exists: omit taskId to have one minted, or choose another`);
+    if (row) throw taskExists(m.taskId);
   }
   for (const ref of m.referenceTaskIds ?? []) {
     const row = await deps.store.agentTasks.get(scope, ref);
@@ -51,38 +61,60 @@ export async function startRun(deps: RunStartDeps, params: A2aSendParams, caller
     if (contextId !== undefined && contextId !== row.contextId) throw contextMismatch('referenceTaskIds', ref);
     contextId ??= row.contextId;
   }
-  contextId ??= randomUUID();
-  const taskId = m.taskId ?? randomUUID();
-  const at = new Date(deps.now()).toISOString();
-  const thread = threadScopeOf(caller);
-  if (!(await deps.store.agentTasks.reserve(scope, { id: taskId, contextId, ownerId: caller.principalId, state: 'TASK_STATE_WORKING', statusAt: at }))) {
-    throw new PlatformError('A2A_TASK_EXISTS', `a task with id ${taskId} already exists: omit taskId to have one minted, or choose another`);
+  const run: PreparedRun = {
+    scope,
+    thread: threadScopeOf(caller),
+    caller,
+    taskId: m.taskId ?? randomUUID(),
+    contextId: contextId ?? randomUUID(),
+    at: new Date(deps.now()).toISOString(),
+    reserved: m.taskId !== undefined,
+  };
+  if (run.reserved && !(await reserve(deps, run))) throw taskExists(run.taskId);
+  const message: A2aMessage = { ...m, contextId: run.contextId, taskId: run.taskId };
+  if (!(await deps.store.agentThreads.start(run.thread, run.contextId, { messageId: m.messageId, taskId: run.taskId, kind: 'user', body: message }))) {
+    if (run.reserved) await deps.store.agentTasks.release(scope, run.taskId).catch(() => {});
+    throw new PlatformError('A2A_INVALID_PARAMS', `message.messageId: message ${m.messageId} was sent in this context before; every message needs a new id`);
   }
+  return run;
+}
+
+/**
+ * The second half: the AgentTask actor of a prepared run, created (with its projection row) so its first step starts
+ * at once: a model turn, or the tool round a first turn taken in the request asked for (`calls`).
+ */
+export async function launchRun(
+  deps: RunStartDeps,
+  run: PreparedRun,
+  opts: { visible: boolean; calls?: ToolCallPlan[]; at?: string; /** Runs once the task exists, before its run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
+): Promise<StartedRun> {
+  if (!run.reserved && !(await reserve(deps, run))) throw taskExists(run.taskId);
+  const { caller } = run;
   try {
-    await deps.store.agentThreads.ensure(thread, contextId);
-    const message: A2aMessage = { ...m, contextId, taskId };
-    if (!(await deps.store.agentThreads.append(thread, contextId, { messageId: m.messageId, taskId, kind: 'user', body: message }))) {
-      throw new PlatformError('A2A_INVALID_PARAMS', `message.messageId: message ${m.messageId} was sent in this context before; every message needs a new id`);
-    }
+    await opts.onTask?.(run.taskId);
     const input: AgentTaskInput = {
       accountId: caller.accountId,
       agentId: caller.agentId,
-      taskId,
-      contextId,
+      taskId: run.taskId,
+      contextId: run.contextId,
       caller: { principalId: caller.principalId, kind: caller.principalKind, role: caller.role, via: caller.via, ...(caller.actors?.length ? { actors: [...caller.actors] } : {}) },
       maxSteps: deps.maxSteps,
-      at,
-      visible: opts.asTask,
+      at: opts.at ?? run.at,
+      visible: opts.visible,
+      ...(opts.calls?.length ? { calls: opts.calls } : {}),
     };
-    const address = addressOf(scope, taskId);
+    const address = addressOf(run.scope, run.taskId);
     await deps.actors.create(address, input);
-    return { address, taskId, contextId, scope };
+    return { address, taskId: run.taskId, contextId: run.contextId, scope: run.scope };
   } catch (err) {
     // Nothing runs under the id: give it back, so the client may send again with it.
-    await deps.store.agentTasks.release(scope, taskId).catch(() => {});
+    await deps.store.agentTasks.release(run.scope, run.taskId).catch(() => {});
     throw err;
   }
 }
 
+const reserve = (deps: RunStartDeps, run: PreparedRun) =>
+  deps.store.agentTasks.reserve(run.scope, { id: run.taskId, contextId: run.contextId, ownerId: run.caller.principalId, state: 'TASK_STATE_WORKING', statusAt: run.at });
+const taskExists = (id: string) => new PlatformError('A2A_TASK_EXISTS', `a task with id ${id} already exists: omit taskId to have one minted, or choose another`);
 const contextMismatch = (field: string, id: string) =>
   new PlatformError('A2A_INVALID_PARAMS', `message.contextId: it differs from the context of task ${id} named in ${field}; omit contextId or send the task's`);

@@ -35,6 +35,7 @@ export async function createModelRegistry(config: Pick<PlatformConfig, 'modelPro
   const endpoints = new Map<string, ModelEndpoint>([['scripted', { provider: 'scripted', baseUrl: scripted.baseUrl }]]);
   for (const p of config.modelProviders) endpoints.set(p.name, { provider: p.name, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) });
 
+  const built = new Map<string, LanguageModel>();
   const check = (ref: string) => {
     const r = parseModelRef(ref);
     const known = [...endpoints.keys()].join(', ');
@@ -46,8 +47,14 @@ export async function createModelRegistry(config: Pick<PlatformConfig, 'modelPro
   return {
     check: (ref) => void check(ref),
     resolve(ref) {
-      const r = check(ref);
-      return languageModel(endpoints.get(r.provider)!, r.model);
+      // Building a provider's model builds its schemas: once per reference, not once per turn.
+      let model = built.get(ref);
+      if (!model) {
+        const r = check(ref);
+        model = languageModel(endpoints.get(r.provider)!, r.model);
+        built.set(ref, model);
+      }
+      return model;
     },
     providers: () => [...endpoints.values()].map((e) => ({ name: e.provider, baseUrl: e.baseUrl })),
     close: () => scripted.close(),

@@ -123,13 +123,13 @@ describe('agent gateway JSON-RPC envelope and methods (no agent runtime on this 
     }
   });
 
-  it('[A2A-RPC-01] [A2A-RPC-02] [A2A-RPC-09] [A2A-RPC-10] [A2A-RPC-11] every task method reaches the agent runtime, at / and at /stream: a task nobody created is TaskNotFound (-32001)', async () => {
+  it('[A2A-RPC-01] [A2A-RPC-02] [A2A-RPC-09] [A2A-RPC-10] [A2A-RPC-11] every task and push-config method reaches the runtime, at / and at /stream: a task nobody created is TaskNotFound (-32001)', async () => {
     for (const path of ['/', '/stream']) {
-      for (const method of ['GetTask', 'CancelTask', 'SubscribeToTask']) {
+      for (const method of ['GetTask', 'CancelTask', 'SubscribeToTask', 'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']) {
         const res = await call(request(method, VALID_PARAMS[method]), {}, path);
         expect(res.headers['content-type'], method).toMatch(/^application\/json/);
         expectRpcError(res, -32001, 'TASK_NOT_FOUND');
-        expect(res.json.error.message).toBe('task t1 not found');
+        expect(res.json.error.message).toMatch(/^task t1 not found$|^Task not found: "t1"$/i);
       }
       const list = await call(request('ListTasks', {}), {}, path);
       expect(list.json.result).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });

@@ -133,3 +133,38 @@ describe('agent runs over A2A (SendMessage, tasks, threads)', () => {
     expect((await send(p, 'add 1 and 2', { message: { referenceTaskIds: ['no-such-task'] } })).json.error.code).toBe(-32001);
   });
 });
+
+describe('push configs on real tasks', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile() } });
+    await bindCalc(p);
+  });
+  afterAll(() => p.close());
+
+  it('[A2A-PUSH-01] [A2A-PUSH-09] [A2A-PUSH-10] [A2A-PUSH-11] configs attach to the caller\'s own tasks: stored, read, listed, deleted', async () => {
+    const t = (await send(p, 'add 1 and 2')).json.result.task;
+    const created = (await call(p, 'CreateTaskPushNotificationConfig', { taskId: t.id, url: 'https://hooks.example.com/a2a', token: 'tok-1' })).json.result;
+    expect(created).toMatchObject({ taskId: t.id, url: 'https://hooks.example.com/a2a', token: 'tok-1', id: expect.stringMatching(UUID) });
+    expect((await call(p, 'GetTaskPushNotificationConfig', { taskId: t.id, id: created.id })).json.result).toEqual(created);
+    expect((await call(p, 'ListTaskPushNotificationConfigs', { taskId: t.id })).json.result).toEqual({ configs: [created], nextPageToken: '' });
+    expect((await call(p, 'DeleteTaskPushNotificationConfig', { taskId: t.id, id: created.id })).json.result).toBeDefined();
+    expect((await call(p, 'ListTaskPushNotificationConfigs', { taskId: t.id })).json.result.configs).toEqual([]);
+    // Another caller's task, a bare reply's id and an unknown id are all "not found".
+    const other = await otherCaller(p);
+    expect((await call(p, 'CreateTaskPushNotificationConfig', { taskId: t.id, url: 'https://hooks.example.com/a2a' }, other)).json.error.code).toBe(-32001);
+    expect((await call(p, 'CreateTaskPushNotificationConfig', { taskId: 'no-such-task', url: 'https://hooks.example.com/a2a' })).json.error.code).toBe(-32001);
+  });
+
+  it('[A2A-PUSH-05] [A2A-PUSH-01] a config sent with the message is vetted before the run starts, and stored with the new task', async () => {
+    const refused = await send(p, 'add 1 and 1', { message: { taskId: `push-bad-${Date.now()}` }, configuration: { taskPushNotificationConfig: { url: 'http://hooks.example.com/a2a' } } });
+    expect(refused.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('https') });
+    const before = (await call(p, 'ListTasks', {})).json.result.totalSize;
+    const taskId = `push-inline-${Date.now()}`;
+    const t = (await send(p, 'add 2 and 2', { message: { taskId }, configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/inline', token: 'tok-2' } } })).json.result.task;
+    expect(t.id).toBe(taskId);
+    expect((await call(p, 'ListTasks', {})).json.result.totalSize).toBe(before + 1);
+    const configs = (await call(p, 'ListTaskPushNotificationConfigs', { taskId })).json.result.configs;
+    expect(configs).toEqual([expect.objectContaining({ taskId, url: 'https://hooks.example.com/inline', token: 'tok-2' })]);
+  });
+});

@@ -59,3 +59,20 @@ describe('the agent loop and its model', () => {
     expect(t.status.message.parts[0].text).toMatch(/^MODEL_FAILED: the model dead\/some-model failed/);
   });
 });
+
+describe('step limits', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile(), PLATFORM_AGENT_STEP_TIMEOUT_SECONDS: '1' } });
+  });
+  afterAll(() => p.close());
+
+  it('a model turn past the step timeout is abandoned and fails the task with AGENT_STEP_TIMEOUT', async () => {
+    const started = Date.now();
+    const res = await a2aCall(p, request('SendMessage', { message: userMessage('slow, too slow') }), { headers: bearer(p.node.demo!.serviceKey) });
+    const t = res.json.result.task;
+    expect(t.status.state).toBe('TASK_STATE_FAILED');
+    expect(t.status.message.parts[0].text).toBe('AGENT_STEP_TIMEOUT: the model did not answer within 1 s');
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+});

@@ -1,0 +1,185 @@
+// The reference of the a2a-send bench: the official @a2a-js/sdk server (DefaultRequestHandler behind its Express
+// JSON-RPC handler, the agent card at /.well-known/agent-card.json) as a process of its own, with a trivial executor:
+//   --mode reply  publishes one agent Message (a bare reply);
+//   --mode task   creates a Task, publishes a working status, an artifact and a completed status.
+// --store memory keeps tasks in the SDK's InMemoryTaskStore; --store database in its DatabaseTaskStore on the
+// PostgreSQL of DATABASE_URL (the SDK's own `a2a-db upgrade` creates the table first). DatabaseTaskStore needs the
+// `kysely` package: without it the server falls back to the in-memory store and says so in its banner.
+// It listens on a free loopback port and prints one JSON line: {"url", "mode", "store", "storeNote"?}. It stops on
+// SIGTERM, SIGINT or the end of its standard input (the bench holds it open).
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+export type ReferenceMode = 'reply' | 'task';
+export type ReferenceStore = 'memory' | 'database';
+
+/** What the reference answers: the same texts the demo agent's scripted model gives to the bench's two messages. */
+export const REFERENCE_REPLY_TEXT = process.env.BENCH_A2A_REPLY ?? 'hello from the bench';
+export const REFERENCE_TASK_TEXT = process.env.BENCH_A2A_TASK_RESULT ?? 'The sum is 42.';
+
+/** Pool size of the database store: node-postgres' default, as the platform's own pool. */
+const POOL_SIZE = 10;
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+/** The trivial executor: no model, no tool, only the events an agent publishes for a reply or a task. */
+export function referenceExecutor(mode: ReferenceMode): AgentExecutor {
+  return {
+    async execute(ctx, bus) {
+      const { taskId, contextId } = ctx;
+      if (mode === 'reply') {
+        bus.publish(
+          AgentEvent.message({
+            messageId: randomUUID(),
+            contextId,
+            taskId: '',
+            role: Role.ROLE_AGENT,
+            parts: [text(REFERENCE_REPLY_TEXT)],
+            metadata: undefined,
+            extensions: [],
+            referenceTaskIds: [],
+          }),
+        );
+        return;
+      }
+      const now = () => new Date().toISOString();
+      bus.publish(
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          artifacts: [],
+          history: [ctx.userMessage],
+          metadata: undefined,
+        }),
+      );
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [text(REFERENCE_TASK_TEXT)], metadata: undefined, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: now() }, metadata: undefined }));
+      // The request handler settles the bus once this returns: a terminal state closes it.
+    },
+    async cancelTask() {},
+  };
+}
+
+function card(url: string, mode: ReferenceMode): AgentCard {
+  return {
+    name: `Bench reference (${mode})`,
+    description: 'The @a2a-js/sdk reference of the a2a-send bench: a trivial executor, no model',
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    provider: undefined,
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'bench', name: 'Bench', description: mode === 'reply' ? 'Answers with one message' : 'Runs a task to completion', tags: ['bench'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    signatures: [],
+  };
+}
+
+/** Loads `kysely` by a computed name: it is an optional peer of the SDK, and not one of the platform's packages. */
+async function loadKysely(): Promise<any | null> {
+  const name = 'kysely';
+  try {
+    return await import(name);
+  } catch {
+    return null;
+  }
+}
+
+/** The SDK's DatabaseTaskStore on `databaseUrl`, its table created by the SDK's own migration tool first. */
+async function databaseStore(databaseUrl: string): Promise<{ store: TaskStore; close(): Promise<void> } | { why: string }> {
+  const kysely = await loadKysely();
+  if (!kysely) return { why: 'the SDK\'s DatabaseTaskStore needs the "kysely" package (an optional peer of @a2a-js/sdk), which is not installed: the in-memory task store serves instead' };
+  const sdkEntry = fileURLToPath(import.meta.resolve('@a2a-js/sdk'));
+  const cli = new URL('./cli/a2a_db.js', `file://${sdkEntry}`).pathname;
+  const migrate = spawnSync(process.execPath, [cli, 'upgrade', '--store', 'tasks', '--url', databaseUrl], { encoding: 'utf8' });
+  if (migrate.status !== 0) throw new Error(`a2a-db upgrade failed (${migrate.status}): ${migrate.stderr || migrate.stdout}`);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE });
+  const db = new kysely.Kysely({ dialect: new kysely.PostgresDialect({ pool }) });
+  const { DatabaseTaskStore } = await import('@a2a-js/sdk/server/database');
+  return { store: new DatabaseTaskStore(db), close: () => db.destroy() };
+}
+
+// Express is not one of the platform's own packages (nor are its types): it comes with the MCP SDK, which the mcp-call
+// bench uses, and it is what @a2a-js/sdk's server handlers are written for. Loaded untyped, used for three calls.
+interface ExpressApp {
+  (req: http.IncomingMessage, res: http.ServerResponse): void;
+  use(...handlers: unknown[]): void;
+}
+
+export async function startReference(opts: { mode: ReferenceMode; store: ReferenceStore; databaseUrl?: string }) {
+  const express = createRequire(import.meta.url)('express') as () => ExpressApp;
+  let taskStore: TaskStore = new InMemoryTaskStore();
+  let closeStore = async () => {};
+  let store: ReferenceStore = 'memory';
+  let storeNote: string | undefined;
+  if (opts.store === 'database') {
+    if (!opts.databaseUrl) throw new Error('--store database needs DATABASE_URL');
+    const d = await databaseStore(opts.databaseUrl);
+    if ('why' in d) storeNote = d.why;
+    else {
+      taskStore = d.store;
+      closeStore = d.close;
+      store = 'database';
+    }
+  }
+  const app = express();
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const requestHandler = new DefaultRequestHandler(card(url, opts.mode), taskStore, referenceExecutor(opts.mode));
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  return {
+    url,
+    store,
+    storeNote,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await closeStore();
+    },
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' } } });
+  if ((values.mode !== 'reply' && values.mode !== 'task') || (values.store !== 'memory' && values.store !== 'database')) {
+    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database]  (database: DATABASE_URL)\n');
+    process.exit(2);
+  }
+  const ref = await startReference({ mode: values.mode, store: values.store, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void ref.close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  // Started by the bench with stdin as a lifeline: EOF means the bench is gone, so no orphan keeps serving.
+  if (!process.stdin.isTTY) process.stdin.on('end', stop).resume();
+}
