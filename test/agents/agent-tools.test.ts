@@ -126,11 +126,16 @@ describe('agents bound to agents as tools, over the agent gateway', () => {
     expect(await toolResults(res.json.result.task.id)).toEqual([expect.objectContaining({ name: 'agent_broken', isError: true })]);
   });
 
-  it('canceling the calling task cancels the nested one', async () => {
+  it('[A2A-AUTH-11] canceling the calling task cancels the nested one, which runs as the caller at the lowest role of its chain', async () => {
     const before = new Set((await tasksOf('beta')).map((t) => t.id));
     const sent = await sendTo('alpha', 'linger a while', { configuration: { returnImmediately: true } });
     const outer = sent.json.result.task.id as string;
     const nested = await eventually(async () => (await tasksOf('beta')).find((t) => !before.has(t.id) && t.state === 'TASK_STATE_WORKING'));
+    // [A2A-AUTH-11] B's run holds the caller it was admitted as: the demo principal (an admin) lowered to the role of
+    // alpha's principal (member), with alpha's principal as the actor of its chain.
+    const snap = await p.node.services.store.db.query<{ snapshot: { context: { caller: unknown } } }>("select snapshot from actor_snapshots where kind = 'agent-task' and address like $1", [`%${nested.id}`]);
+    const alphaActor = await p.node.services.store.agentLinks.principalOf(account, ids.alpha!);
+    expect(snap.rows[0]?.snapshot.context.caller).toEqual({ principalId: demo.principalId, kind: 'service', role: 'member', via: 'agent_token', actors: [alphaActor] });
     const canceled = await a2aCall(p, request('CancelTask', { id: outer }), { handle: 'alpha', headers: bearer(p.node.demo!.serviceKey) });
     expect(canceled.json.result.status.state, canceled.text).toBe('TASK_STATE_CANCELED');
     await eventually(async () => ((await tasksOf('beta')).find((t) => t.id === nested.id)?.state === 'TASK_STATE_CANCELED' ? true : undefined));
