@@ -1,26 +1,39 @@
 // The reference of the a2a-send bench: the official @a2a-js/sdk server (DefaultRequestHandler behind its Express
-// JSON-RPC handler, the agent card at /.well-known/agent-card.json) as a process of its own, with a trivial executor:
-//   --mode reply  publishes one agent Message (a bare reply);
-//   --mode task   creates a Task, publishes a working status, an artifact and a completed status.
+// JSON-RPC handler, the agent card at /.well-known/agent-card.json) as a process of its own, with one of two executors:
+//   --executor trivial (the default) only publishes events, no model at all:
+//     --mode reply  one agent Message (a bare reply);
+//     --mode task   a Task, a working status, an artifact and a completed status.
+//   --executor model is what an agent built on the SDK does: the process serves the platform's scripted model with the
+//   demo agent's rules (runtime/models/demo-rules.yaml) on loopback, as a platform node does, and calls it through the
+//   same AI SDK provider code the platform uses (`languageModel`, @ai-sdk/openai-compatible):
+//     --mode reply  one model call with the user's text, no tools (streamText, the streamed wire the platform reads);
+//                   its text is the agent Message;
+//     --mode task   a Task (submitted) and a working status, then generateText with `calc_add` as a JS tool (up to
+//                   three steps), then the final text as an artifact and a completed status.
 // --store memory keeps tasks in the SDK's InMemoryTaskStore; --store database in its DatabaseTaskStore on the
 // PostgreSQL of DATABASE_URL (the SDK's own `a2a-db upgrade` creates the table first). DatabaseTaskStore needs the
 // `kysely` package: without it the server falls back to the in-memory store and says so in its banner.
-// It listens on a free loopback port and prints one JSON line: {"url", "mode", "store", "storeNote"?}. It stops on
-// SIGTERM, SIGINT or the end of its standard input (the bench holds it open).
+// It listens on a free loopback port and prints one JSON line: {"url", "mode", "executor", "store", "storeNote"?}. It
+// stops on SIGTERM, SIGINT or the end of its standard input (the bench holds it open).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { DEMO_RULES_FILE, languageModel, parseRules, serveScripted } from '../runtime/index.ts';
 
 export type ReferenceMode = 'reply' | 'task';
 export type ReferenceStore = 'memory' | 'database';
+/** `trivial`: events only, no model (the gateway's overhead against nothing); `model`: the scripted model and the tool. */
+export type ReferenceExecutor = 'trivial' | 'model';
 
 /** What the reference answers: the same texts the demo agent's scripted model gives to the bench's two messages. */
 export const REFERENCE_REPLY_TEXT = process.env.BENCH_A2A_REPLY ?? 'hello from the bench';
@@ -80,10 +93,111 @@ export function referenceExecutor(mode: ReferenceMode): AgentExecutor {
   };
 }
 
-function card(url: string, mode: ReferenceMode): AgentCard {
+/** The text parts of the user's message, joined: what the model is asked. */
+const userText = (m: { parts: Part[] }) =>
+  m.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .filter(Boolean)
+    .join('\n');
+
+/** `calc_add` as an SDK agent defines it: a JS function, with the input schema the calc plugin declares. */
+const calcAdd = tool({
+  description: 'Adds two integers.',
+  inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] }),
+  execute: async ({ a, b }) => a + b,
+});
+
+/**
+ * The model executor: what an agent built on the SDK does with a model behind an OpenAI-compatible endpoint. A reply
+ * is one model call (streamed, as the platform's turn reads it); a task calls the model with `calc_add` until it
+ * answers, then publishes the answer as an artifact. Retries as the platform's (one). A model that fails ends a task
+ * as failed (a reply's failure is thrown: the SDK answers it as a failed task).
+ */
+export function modelExecutor(mode: ReferenceMode, model: LanguageModel): AgentExecutor {
   return {
-    name: `Bench reference (${mode})`,
-    description: 'The @a2a-js/sdk reference of the a2a-send bench: a trivial executor, no model',
+    async execute(ctx, bus) {
+      const { taskId, contextId } = ctx;
+      const prompt = userText(ctx.userMessage);
+      if (mode === 'reply') {
+        const run = streamText({ model, prompt, maxRetries: 1, onError: () => {} });
+        let said = '';
+        for await (const part of run.fullStream) {
+          if (part.type === 'text-delta') said += part.text;
+          else if (part.type === 'error') throw part.error;
+        }
+        bus.publish(
+          AgentEvent.message({
+            messageId: randomUUID(),
+            contextId,
+            taskId: '',
+            role: Role.ROLE_AGENT,
+            parts: [text(said)],
+            metadata: undefined,
+            extensions: [],
+            referenceTaskIds: [],
+          }),
+        );
+        return;
+      }
+      const now = () => new Date().toISOString();
+      bus.publish(
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          artifacts: [],
+          history: [ctx.userMessage],
+          metadata: undefined,
+        }),
+      );
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+      let answer: string;
+      try {
+        answer = (await generateText({ model, prompt, tools: { calc_add: calcAdd }, stopWhen: stepCountIs(3), maxRetries: 1 })).text;
+      } catch (err) {
+        const why = {
+          messageId: randomUUID(),
+          contextId,
+          taskId,
+          role: Role.ROLE_AGENT,
+          parts: [text(`the model failed: ${err instanceof Error ? err.message : String(err)}`)],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        };
+        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_FAILED, message: why, timestamp: now() }, metadata: undefined }));
+        return;
+      }
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [text(answer)], metadata: undefined, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: now() }, metadata: undefined }));
+    },
+    async cancelTask() {},
+  };
+}
+
+/** The demo agent's scripted model served on loopback, and the AI SDK's model of it (built once, as the platform does). */
+async function scriptedModel(): Promise<{ model: LanguageModel; close(): Promise<void> }> {
+  const rules = parseRules(await readFile(DEMO_RULES_FILE, 'utf8'));
+  const server = await serveScripted(rules);
+  return { model: languageModel({ provider: 'scripted', baseUrl: server.baseUrl }, rules.name), close: () => server.close() };
+}
+
+function card(url: string, mode: ReferenceMode, executor: ReferenceExecutor): AgentCard {
+  return {
+    name: `Bench reference (${executor}, ${mode})`,
+    description:
+      executor === 'model'
+        ? "The @a2a-js/sdk reference of the a2a-send bench: the demo agent's scripted model through the AI SDK, calc_add as a JS tool"
+        : 'The @a2a-js/sdk reference of the a2a-send bench: a trivial executor, no model',
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
     provider: undefined,
     version: '1.0.0',
@@ -128,7 +242,8 @@ interface ExpressApp {
   use(...handlers: unknown[]): void;
 }
 
-export async function startReference(opts: { mode: ReferenceMode; store: ReferenceStore; databaseUrl?: string }) {
+export async function startReference(opts: { mode: ReferenceMode; store: ReferenceStore; executor?: ReferenceExecutor; databaseUrl?: string }) {
+  const executor = opts.executor ?? 'trivial';
   const express = createRequire(import.meta.url)('express') as () => ExpressApp;
   let taskStore: TaskStore = new InMemoryTaskStore();
   let closeStore = async () => {};
@@ -144,34 +259,37 @@ export async function startReference(opts: { mode: ReferenceMode; store: Referen
       store = 'database';
     }
   }
+  const scripted = executor === 'model' ? await scriptedModel() : undefined;
   const app = express();
   const server = http.createServer(app);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const requestHandler = new DefaultRequestHandler(card(url, opts.mode), taskStore, referenceExecutor(opts.mode));
+  const requestHandler = new DefaultRequestHandler(card(url, opts.mode, executor), taskStore, scripted ? modelExecutor(opts.mode, scripted.model) : referenceExecutor(opts.mode));
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url,
+    executor,
     store,
     storeNote,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await scripted?.close();
       await closeStore();
     },
   };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' } } });
-  if ((values.mode !== 'reply' && values.mode !== 'task') || (values.store !== 'memory' && values.store !== 'database')) {
-    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database]  (database: DATABASE_URL)\n');
+  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' }, executor: { type: 'string', default: 'trivial' } } });
+  if ((values.mode !== 'reply' && values.mode !== 'task') || (values.store !== 'memory' && values.store !== 'database') || (values.executor !== 'trivial' && values.executor !== 'model')) {
+    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database] [--executor trivial|model]  (database: DATABASE_URL)\n');
     process.exit(2);
   }
-  const ref = await startReference({ mode: values.mode, store: values.store, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
-  process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
+  const ref = await startReference({ mode: values.mode, store: values.store, executor: values.executor, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, executor: ref.executor, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;

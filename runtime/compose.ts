@@ -191,7 +191,8 @@ export async function createServices(opts: {
     actors,
     follow: (address, onItem) => subscribeActor({ bus, actors, journal: store.actorEvents }, address, onItem),
     // The same lane and cost as the model-turn effect: a tenant's first turns queue behind its own work only.
-    firstTurn: (input, signal) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal), MODEL_TURN_COST),
+    firstTurn: (input, signal, user) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal, user), MODEL_TURN_COST),
+    recordMessage: steps.recordMessage,
     now,
     maxSteps: config.agentMaxSteps,
   });

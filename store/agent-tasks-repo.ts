@@ -1,4 +1,4 @@
-import type { Queryable } from './db.ts';
+import { atomically, type Queryable } from './db.ts';
 
 /** Where every agent record lives: the account and agent of the authenticated context. */
 export interface AgentScope {
@@ -12,6 +12,13 @@ export interface ThreadScope extends AgentScope {
 }
 
 export type ThreadRecordKind = 'user' | 'agent' | 'tool_calls' | 'tool_results';
+
+export interface ThreadRecordInput {
+  messageId: string;
+  taskId: string | null;
+  kind: ThreadRecordKind;
+  body: unknown;
+}
 
 export interface ThreadRecord {
   seq: number;
@@ -59,20 +66,42 @@ export function agentThreadsRepo(db: Queryable) {
       return rowCount > 0;
     },
     /**
-     * Starts or continues a thread with one record, in one statement (the thread row and the record); false when the
-     * thread holds a record of that message id already (nothing is written).
+     * Starts or continues a thread with records, in one statement (the thread row and the records: one commit); false,
+     * writing nothing, when the thread holds one of these message ids already.
      */
-    async start(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
-      const { rowCount } = await db.query(
-        `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
-         insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ($1, $2, $3, $4, $5, $6, $7, $8)
-         on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
-        [scope.accountId, scope.agentId, scope.ownerId, threadId, rec.messageId, rec.taskId, rec.kind, JSON.stringify(rec.body)],
-      );
-      return rowCount > 0;
+    async start(scope: ThreadScope, threadId: string, recs: ThreadRecordInput[]): Promise<boolean> {
+      const params: unknown[] = [scope.accountId, scope.agentId, scope.ownerId, threadId];
+      const rows = recs.map((r) => {
+        params.push(r.messageId, r.taskId, r.kind, JSON.stringify(r.body));
+        const n = params.length;
+        return `($1, $2, $3, $4, $${n - 3}, $${n - 2}, $${n - 1}, $${n}::jsonb)`;
+      });
+      try {
+        await db.query(
+          `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
+           insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ${rows.join(', ')}`,
+          params,
+        );
+        return true;
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505') return false;
+        throw err;
+      }
+    },
+    /**
+     * Appends a step's record without waiting for it to reach the disk (`synchronous_commit` off for this one
+     * transaction): the turn that takes the step's outcome commits right after, synchronously, and a commit flushes the
+     * log up to itself, so the record is durable once the outcome is. Lost only with a crash before that turn, when the
+     * step runs again anyway (effects are at least once) and writes it again.
+     */
+    async appendStep(scope: ThreadScope, threadId: string, rec: ThreadRecordInput): Promise<boolean> {
+      return atomically(db, async (tx) => {
+        await tx.query('set local synchronous_commit to off');
+        return agentThreadsRepo(tx).append(scope, threadId, rec);
+      });
     },
     /** Appends one record; a record whose message id the thread holds already is not written again (false). */
-    async append(scope: ThreadScope, threadId: string, rec: { messageId: string; taskId: string | null; kind: ThreadRecordKind; body: unknown }): Promise<boolean> {
+    async append(scope: ThreadScope, threadId: string, rec: ThreadRecordInput): Promise<boolean> {
       const { rowCount } = await db.query(
         `insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ($1, $2, $3, $4, $5, $6, $7, $8)
          on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
@@ -166,6 +195,15 @@ export function agentTasksRepo(db: Queryable) {
       await db.query(
         `update agent_tasks set visible = $4, state = $5, status_message = $6, status_at = $7, artifacts = $8 where account_id = $1 and agent_id = $2 and id = $3`,
         [scope.accountId, scope.agentId, id, t.visible, t.state, t.statusMessage === null ? null : JSON.stringify(t.statusMessage), t.statusAt, JSON.stringify(t.artifacts)],
+      );
+    },
+    /** Writes a task's row whether or not its id was reserved (an AgentTask's projection). */
+    async upsert(scope: AgentScope, id: string, t: { contextId: string; ownerId: string; visible: boolean; state: string; statusMessage: unknown; statusAt: string; artifacts: unknown[] }): Promise<void> {
+      await db.query(
+        `insert into agent_tasks (account_id, agent_id, id, context_id, owner_id, visible, state, status_message, status_at, artifacts) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         on conflict (account_id, agent_id, id) do update set visible = excluded.visible, state = excluded.state, status_message = excluded.status_message,
+           status_at = excluded.status_at, artifacts = excluded.artifacts`,
+        [scope.accountId, scope.agentId, id, t.contextId, t.ownerId, t.visible, t.state, t.statusMessage === null ? null : JSON.stringify(t.statusMessage), t.statusAt, JSON.stringify(t.artifacts)],
       );
     },
     async get(scope: AgentScope, id: string): Promise<AgentTaskRow | null> {

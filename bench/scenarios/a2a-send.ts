@@ -20,6 +20,7 @@ export const TASK_TEXT = 'The sum is 42.';
 interface ReferenceInfo {
   url: string;
   mode: 'reply' | 'task';
+  executor: 'trivial' | 'model';
   store: 'memory' | 'database';
   storeNote?: string;
 }
@@ -62,17 +63,26 @@ const shapeNote = (label: string, shapes: Record<string, number>) =>
     .map(([k, n]) => `${n.toLocaleString('en-US')} ${k === 'message' ? 'Messages' : 'completed Tasks'}`)
     .join(' and ') || 'nothing'} (warm-up included).`;
 
+/** One comparison of the table: a reference phase, and ours measured right after it. */
+interface Pair {
+  ref: Phase;
+  ours: Phase;
+}
+
 /**
  * A2A `SendMessage` through the whole agent gateway of a `platform` node running as its own process (host routing,
  * API-key admission, JSON-RPC envelope, the agent runtime, the scripted model over its OpenAI-compatible wire, tool
  * calls through the lane and the sandbox, tasks persisted in the node's database), beside the official @a2a-js/sdk
- * server as a process of its own with a trivial executor: (a) a bare reply against its `reply` executor; (b) a
- * tool-calling task against its `task` executor with the SDK's PostgreSQL task store. Same load client, same
- * concurrency, same duration and warm-up; every answer is checked, and a run with any wrong answer fails.
+ * server, each reference a process of its own, with two executors: a trivial one (no model: the gateway's overhead
+ * against nothing) and a model one (the same scripted model through the same AI SDK provider code, `calc_add` as a JS
+ * tool: the same model and tool work on both sides). (a) a bare reply against the `reply` executors; (b) a
+ * tool-calling task against the `task` executors with the SDK's PostgreSQL task store. Ours is measured right after
+ * each reference, so each comparison is two adjacent phases. Same load client, same concurrency, same duration and
+ * warm-up; every answer is checked, and a run with any wrong answer fails.
  */
 export const a2aSend: Scenario = {
   name: 'a2a-send',
-  summary: 'A2A SendMessage through the agent gateway (bare reply; tool-calling task) vs the @a2a-js/sdk server, each its own process',
+  summary: 'A2A SendMessage through the agent gateway (bare reply; tool-calling task) vs the @a2a-js/sdk server with a trivial and with a model executor, each its own process',
   needs: [],
   defaultConcurrency: 16,
   async run(opts) {
@@ -80,8 +90,9 @@ export const a2aSend: Scenario = {
     try {
       status('a2a-send: creating the databases');
       const nodeDb = await database(s, 'the platform');
-      const refDb = 'url' in nodeDb ? await database(s, 'the reference') : nodeDb;
-      const taskSkip = 'why' in refDb ? refDb.why : undefined;
+      const refDb = 'url' in nodeDb ? await database(s, 'the reference (trivial)') : nodeDb;
+      const refModelDb = 'url' in refDb ? await database(s, 'the reference (model)') : refDb;
+      const taskSkip = 'why' in refModelDb ? refModelDb.why : undefined;
 
       status(`a2a-send: starting a platform node (${'url' in nodeDb ? 'PostgreSQL' : 'PGlite'}) and the @a2a-js/sdk reference servers`);
       const nodeEnv: NodeJS.ProcessEnv = { ...process.env, PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency * 2)) };
@@ -93,54 +104,85 @@ export const a2aSend: Scenario = {
         else delete env.DATABASE_URL;
         return env;
       };
-      const [node, replyRef, taskRef] = await Promise.all([
+      const reference = (executor: 'trivial' | 'model', mode: 'reply' | 'task', db?: string) =>
+        startJsonChild<ReferenceInfo>(s, `the SDK reference (${executor}, ${mode})`, 'a2a-reference.ts', ['--mode', mode, '--executor', executor, '--store', db ? 'database' : 'memory'], refEnv(db));
+      const tasks = !taskSkip && 'url' in refDb && 'url' in refModelDb;
+      const [node, replyRef, modelReplyRef, taskRef, modelTaskRef] = await Promise.all([
         startJsonChild<A2aNodeInfo>(s, 'the platform node', 'a2a-node.ts', [], nodeEnv, 120_000),
-        startJsonChild<ReferenceInfo>(s, 'the SDK reference (reply)', 'a2a-reference.ts', ['--mode', 'reply', '--store', 'memory'], refEnv()),
-        'url' in refDb ? startJsonChild<ReferenceInfo>(s, 'the SDK reference (task)', 'a2a-reference.ts', ['--mode', 'task', '--store', 'database'], refEnv(refDb.url)) : Promise.resolve(undefined),
+        reference('trivial', 'reply'),
+        reference('model', 'reply'),
+        tasks ? reference('trivial', 'task', refDb.url) : Promise.resolve(undefined),
+        tasks ? reference('model', 'task', refModelDb.url) : Promise.resolve(undefined),
       ]);
-      status(`a2a-send: platform node (pid ${node.pid}, ${node.driver}) at ${node.url}, agent host ${node.host}; SDK reply server (pid ${replyRef.pid}) at ${replyRef.url}${taskRef ? `; SDK task server (pid ${taskRef.pid}, ${taskRef.store} task store) at ${taskRef.url}` : ''}`);
-      if (taskSkip) status(`a2a-send: the task comparison is skipped: ${taskSkip}`);
-      if (taskRef?.storeNote) status(`a2a-send: ${taskRef.storeNote}`);
+      const refs = [replyRef, modelReplyRef, taskRef, modelTaskRef].filter((r) => r !== undefined);
+      status(
+        `a2a-send: platform node (pid ${node.pid}, ${node.driver}) at ${node.url}, agent host ${node.host}; SDK servers: ${refs.map((r) => `${r.executor} ${r.mode} (pid ${r.pid}, ${r.store} store) at ${r.url}`).join('; ')}`,
+      );
+      if (taskSkip) status(`a2a-send: the task comparisons are skipped: ${taskSkip}`);
+      const storeNote = taskRef?.storeNote ?? modelTaskRef?.storeNote;
+      if (storeNote) status(`a2a-send: ${storeNote}`);
 
       const ours = a2aLoadClient({ origin: node.url, host: node.host, headers: { authorization: `Bearer ${node.key}` } }, opts.concurrency);
-      const refReply = a2aLoadClient({ origin: replyRef.url, host: new URL(replyRef.url).host }, opts.concurrency);
-      const refTask = taskRef ? a2aLoadClient({ origin: taskRef.url, host: new URL(taskRef.url).host }, opts.concurrency) : undefined;
+      const client = (r: ReferenceInfo) => a2aLoadClient({ origin: r.url, host: new URL(r.url).host }, opts.concurrency);
+      const refReply = client(replyRef);
+      const refModelReply = client(modelReplyRef);
+      const refTask = taskRef ? client(taskRef) : undefined;
+      const refModelTask = modelTaskRef ? client(modelTaskRef) : undefined;
       s.defer('close the load clients', async () => {
-        await ours.close();
-        await refReply.close();
-        await refTask?.close();
+        for (const c of [ours, refReply, refModelReply, refTask, refModelTask]) await c?.close();
       });
 
-      // Both serve their card; then one correct answer from each side before anything is measured.
-      for (const [label, client] of [['our agent gateway', ours], ['the SDK reference', refReply]] as const) {
-        const c = await client.card();
-        if (c.status !== 200 || typeof c.body?.name !== 'string') throw new SetupError(`a2a-send: ${label} serves no agent card at /.well-known/agent-card.json (HTTP ${c.status})`);
+      // Every server serves its card; then one correct answer from each side before anything is measured.
+      for (const [label, c] of [
+        ['our agent gateway', ours],
+        ['the SDK reference (trivial)', refReply],
+        ['the SDK reference (model)', refModelReply],
+      ] as const) {
+        const card = await c.card();
+        if (card.status !== 200 || typeof card.body?.name !== 'string') throw new SetupError(`a2a-send: ${label} serves no agent card at /.well-known/agent-card.json (HTTP ${card.status})`);
       }
       const wantRefReply: Expectation = { shape: 'message', text: REPLY_TEXT };
       // A bare reply is a Message in A2A; a runtime that wraps it in a completed Task still answers correctly (the
       // notes say which it was).
       const wantOurReply: Expectation = { shape: 'either', text: REPLY_TEXT };
       const wantTask: Expectation = { shape: 'task', text: TASK_TEXT };
-      await preflight('the SDK reference (reply)', refReply, REPLY_PROMPT, wantRefReply, false);
+      await preflight('the SDK reference (trivial reply)', refReply, REPLY_PROMPT, wantRefReply, false);
+      await preflight('the SDK reference (model reply)', refModelReply, REPLY_PROMPT, wantRefReply, false);
       await preflight('our agent gateway (bare reply)', ours, REPLY_PROMPT, wantOurReply, true);
-      if (refTask) {
-        await preflight('the SDK reference (task)', refTask, TASK_PROMPT, wantTask, false);
+      if (refTask && refModelTask) {
+        await preflight('the SDK reference (trivial task)', refTask, TASK_PROMPT, wantTask, false);
+        await preflight('the SDK reference (model task)', refModelTask, TASK_PROMPT, wantTask, false);
         await preflight('our agent gateway (tool-calling task)', ours, TASK_PROMPT, wantTask, true);
       }
 
-      const shapes = { refReply: {}, ourReply: {}, refTask: {}, ourTask: {} } as Record<'refReply' | 'ourReply' | 'refTask' | 'ourTask', Record<string, number>>;
-      const refTaskLabel = `@a2a-js/sdk server, task executor, ${taskRef?.store === 'database' ? 'PostgreSQL (DatabaseTaskStore)' : 'in-memory task store'}`;
-      const phases: Phase[] = [
-        { label: '@a2a-js/sdk server, reply executor', concurrency: opts.concurrency, call: caller(refReply, REPLY_PROMPT, wantRefReply, shapes.refReply) },
-        { label: 'platform agent gateway, bare reply (scripted model)', concurrency: opts.concurrency, call: caller(ours, REPLY_PROMPT, wantOurReply, shapes.ourReply) },
-        ...(refTask
+      // Ours answers each case twice (once beside each reference): its shapes are counted over both.
+      const shapes = { ourReply: {}, ourTask: {} } as Record<'ourReply' | 'ourTask', Record<string, number>>;
+      const ignored: Record<string, number> = {};
+      const phase = (label: string, c: A2aLoadClient, prompt: string, want: Expectation, counted = ignored): Phase => ({ label, concurrency: opts.concurrency, call: caller(c, prompt, want, counted) });
+      const storeLabel = (r: ReferenceInfo | undefined) => (r?.store === 'database' ? 'PostgreSQL (DatabaseTaskStore)' : 'in-memory task store');
+      const OUR_REPLY = 'platform agent gateway, bare reply (scripted model)';
+      const OUR_TASK = 'platform agent gateway, tool-calling task (scripted model, calc_add)';
+      const pairs: Pair[] = [
+        { ref: phase('@a2a-js/sdk server, reply executor', refReply, REPLY_PROMPT, wantRefReply), ours: phase(OUR_REPLY, ours, REPLY_PROMPT, wantOurReply, shapes.ourReply) },
+        {
+          ref: phase('@a2a-js/sdk server, model executor (scripted model via the AI SDK), reply', refModelReply, REPLY_PROMPT, wantRefReply),
+          ours: phase(`${OUR_REPLY}, beside the model executor`, ours, REPLY_PROMPT, wantOurReply, shapes.ourReply),
+        },
+        ...(refTask && refModelTask
           ? [
-              { label: refTaskLabel, concurrency: opts.concurrency, call: caller(refTask, TASK_PROMPT, wantTask, shapes.refTask) },
-              { label: 'platform agent gateway, tool-calling task (scripted model, calc_add)', concurrency: opts.concurrency, call: caller(ours, TASK_PROMPT, wantTask, shapes.ourTask) },
+              { ref: phase(`@a2a-js/sdk server, task executor, ${storeLabel(taskRef)}`, refTask, TASK_PROMPT, wantTask), ours: phase(OUR_TASK, ours, TASK_PROMPT, wantTask, shapes.ourTask) },
+              {
+                ref: phase(`@a2a-js/sdk server, model executor (scripted model via the AI SDK, calc_add as JS), task, ${storeLabel(modelTaskRef)}`, refModelTask, TASK_PROMPT, wantTask),
+                ours: phase(`${OUR_TASK}, beside the model executor`, ours, TASK_PROMPT, wantTask, shapes.ourTask),
+              },
             ]
           : []),
       ];
-      const measured = await measure('a2a-send', phases, opts);
+      const measured = await measure(
+        'a2a-send',
+        pairs.flatMap((p) => [p.ref, p.ours]),
+        opts,
+      );
 
       // Wrong answers are not a slow server: a run with any of them reports nothing.
       const failed = measured.filter((m) => m.errors > 0);
@@ -168,24 +210,26 @@ export const a2aSend: Scenario = {
           },
         ];
       };
-      const [rr, or, rt, ot] = measured;
-      const rows = [...compare(rr!, or!), ...(rt && ot ? compare(rt, ot) : [])];
+      const rows = pairs.flatMap((_, i) => compare(measured[2 * i]!, measured[2 * i + 1]!));
 
+      const servers = refs.length;
       const notes = [
-        `${taskRef ? 'Three' : 'Two'} processes besides the bench's: one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS) and ${taskRef ? 'two @a2a-js/sdk 1.3.0 servers' : 'one @a2a-js/sdk 1.3.0 server'} (DefaultRequestHandler behind its Express JSON-RPC handler). The load client (undici, one keep-alive connection per caller in flight, \`A2A-Version: 1.0\`) and every server share this machine's ${os.cpus().length} cores, so the numbers are noisy: compare ratios of the same run, not runs.`,
-        `Ours: host routing to \`${node.host.split(':')[0]}\`, API-key admission (the demo service principal), the JSON-RPC envelope, the agent runtime and the scripted model \`scripted/demo\` over its OpenAI-compatible wire; every call is a new context. The reference's executor only publishes events: no model, no admission.`,
-        `(a) ${JSON.stringify(REPLY_PROMPT)} → ${JSON.stringify(REPLY_TEXT)}: the scripted model answers without a tool. ${shapeNote('Ours', shapes.ourReply)}`,
-        taskRef
-          ? `(b) ${JSON.stringify(TASK_PROMPT)} → ${JSON.stringify(TASK_TEXT)}: the scripted model calls \`calc_add\` (a WASM plugin bound to the demo agent, run in the sandbox), then answers; the reference publishes a Task, a working status, an artifact and a completed status into ${taskRef.store === 'database' ? "the SDK's DatabaseTaskStore on PostgreSQL (its own `a2a-db upgrade` schema, a pool of 10)" : 'its in-memory task store'}. ${shapeNote('Ours', shapes.ourTask)}`
-          : `(b) The tool-calling task comparison was skipped: ${taskSkip}.`,
-        ...(taskRef?.storeNote ? [`The reference's task store is not the one the issue names: ${taskRef.storeNote}. Install \`kysely\` to compare against the SDK's PostgreSQL task store.`] : []),
-        'Every answer was checked (shape, state, text): a run with any wrong answer or error fails instead of reporting.',
+        `${servers + 1} processes besides the bench's: one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS) and ${servers} @a2a-js/sdk 1.3.0 servers (DefaultRequestHandler behind its Express JSON-RPC handler), one per executor and case. The load client (undici, one keep-alive connection per caller in flight, \`A2A-Version: 1.0\`) and every server share this machine's ${os.cpus().length} cores, so the numbers are noisy: compare ratios of the same run, not runs. Ours is measured right after each reference it is compared with.`,
+        `Ours: host routing to \`${node.host.split(':')[0]}\`, API-key admission (the demo service principal), the JSON-RPC envelope, the agent runtime and the scripted model \`scripted/demo\` (served by the node on loopback) over its OpenAI-compatible wire through the AI SDK (\`ai\` 6, \`@ai-sdk/openai-compatible\`), the thread (user message and answer) persisted in the node's database; every call is a new context. The references admit anyone.`,
+        'Two references. Trivial executor: it only publishes the events of an answer, no model and no tool, so its rows measure the gateway and agent runtime against nothing (the comparison the issue asks for, not a like-for-like one). Model executor: what an agent built on the SDK does: the reference process serves the same scripted model with the same demo rules on loopback and calls it through the same AI SDK provider code (`languageModel` of runtime/models), so its rows put the same model and tool work on both sides and measure what the platform adds (admission, persistence, the task runtime, the sandbox) against an SDK agent.',
+        `(a) ${JSON.stringify(REPLY_PROMPT)} → ${JSON.stringify(REPLY_TEXT)}: the scripted model answers without a tool. The trivial reference publishes the text as one agent Message; the model reference makes one streamed model call (\`streamText\`, the wire our turn reads) with the user's text and publishes its text. No side stores a Message in a task store; ours writes its thread. ${shapeNote('Ours', shapes.ourReply)}`,
+        refTask && modelTaskRef
+          ? `(b) ${JSON.stringify(TASK_PROMPT)} → ${JSON.stringify(TASK_TEXT)}: the scripted model calls \`calc_add\` (ours: a WASM plugin bound to the demo agent, run in the sandbox, which offers the plugin's other two exports as tools too), then answers. The trivial reference publishes a Task, a working status, an artifact and a completed status; the model reference publishes the Task and a working status, runs \`generateText\` with \`calc_add\` as a JS function (\`stopWhen: stepCountIs(3)\`: two model calls, non-streamed), then the answer as an artifact and a completed status. Both into ${taskRef?.store === 'database' && modelTaskRef.store === 'database' ? "the SDK's DatabaseTaskStore on PostgreSQL (its own `a2a-db upgrade` schema, a pool of 10, a database of its own each)" : 'the SDK\'s task store named in the rows'}. ${shapeNote('Ours', shapes.ourTask)}`
+          : `(b) The tool-calling task comparisons were skipped: ${taskSkip}.`,
+        ...(storeNote ? [`The references' task store is not the one the issue names: ${storeNote}. Install \`kysely\` to compare against the SDK's PostgreSQL task store.`] : []),
+        'Every answer was checked (shape, state, text) on every side, the references included: a run with any wrong answer or error fails instead of reporting.',
       ];
       return {
-        title: 'A2A SendMessage: the agent gateway vs the @a2a-js/sdk server',
+        title: 'A2A SendMessage: the agent gateway vs the @a2a-js/sdk server (trivial and model executors)',
         parameters: {
           ...runParameters(opts),
           'platform database': node.driver,
+          'reference executors': 'trivial, model (scripted/demo via the AI SDK)',
           'reference task store': taskRef ? taskRef.store : 'skipped',
         },
         rows,

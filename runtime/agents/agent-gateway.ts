@@ -1,10 +1,10 @@
 import type { ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
-import type { Store } from '../../store/index.ts';
+import type { Store, ThreadRecordInput } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
 import { runFrames, type Follow } from './run-stream.ts';
-import { addressOf, launchRun, prepareRun, threadScopeOf, type PreparedRun } from './run-start.ts';
+import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun } from './run-start.ts';
 import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
 
 export interface AgentGatewayDeps {
@@ -12,7 +12,9 @@ export interface AgentGatewayDeps {
   actors: Pick<ActorSystem, 'create' | 'ask'>;
   follow: Follow;
   /** A run's first model turn, taken in the request (in the account's lane): see agentSteps().firstTurn. */
-  firstTurn: (input: StepInput, signal: AbortSignal) => Promise<ModelTurnOutput>;
+  firstTurn: (input: StepInput, signal: AbortSignal, user: PreparedRun['user']) => Promise<{ output: ModelTurnOutput; written: boolean }>;
+  /** Writes the user's message of a first turn that failed. */
+  recordMessage: (input: StepInput, record: ThreadRecordInput) => Promise<boolean>;
   now: () => number;
   maxSteps: number;
 }
@@ -48,11 +50,15 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
    */
   async function firstTurn(run: PreparedRun): Promise<{ message: A2aMessage } | { task: A2aTask } | { calls: ToolCallPlan[]; at: string }> {
     const c = run.caller;
+    const input: StepInput = { accountId: c.accountId, agentId: c.agentId, taskId: run.taskId, contextId: run.contextId, caller: callerOf(c), step: 0, visible: false };
     let out: ModelTurnOutput;
     try {
-      out = await deps.firstTurn({ accountId: c.accountId, agentId: c.agentId, taskId: run.taskId, contextId: run.contextId, caller: callerOf(c), step: 0, visible: false }, c.signal);
+      const turn = await deps.firstTurn(input, c.signal, run.user);
+      if (!turn.written) throw await messageReused(deps, run);
+      out = turn.output;
     } catch (err) {
-      if (c.signal.aborted) throw err;
+      if (c.signal.aborted || isPlatformError(err, 'A2A_INVALID_PARAMS')) throw err;
+      if (!(await deps.recordMessage(input, run.user.record))) throw await messageReused(deps, run);
       return { task: await failedTask(run, asPlatformError(err)) };
     }
     if (out.kind === 'tools') return { calls: out.calls, at: out.at };
@@ -81,10 +87,11 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   return {
     /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
     async sendMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): Promise<{ task: A2aTask } | { message: A2aMessage }> {
-      const run = await prepareRun(deps, params, c);
-      if (params.configuration?.returnImmediately === true) {
+      const immediate = params.configuration?.returnImmediately === true;
+      const run = await prepareRun(deps, params, c, { write: immediate });
+      if (immediate) {
         await launchRun(deps, run, { visible: true, ...hooks });
-        return { task: await snapshot(c, run.taskId, params.configuration.historyLength) };
+        return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
       }
       const first = await firstTurn(run);
       if ('message' in first || 'task' in first) return first;
@@ -95,7 +102,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     },
 
     async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<A2aStreamResponse> {
-      const run = await prepareRun(deps, params, c);
+      const run = await prepareRun(deps, params, c, { write: false });
       const first = await firstTurn(run);
       if ('message' in first || 'task' in first) {
         yield first;

@@ -1,8 +1,9 @@
 import { jsonSchema, streamText, tool, type ToolSet } from 'ai';
 import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller } from '../../actors/index.ts';
-import type { Store, ThreadScope } from '../../store/index.ts';
+import type { AgentRecord, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { EffectContext } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
+import { ttlCache } from '../core/cache/index.ts';
 import type { Caller } from '../identity/index.ts';
 import type { ModelRegistry } from '../models/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
@@ -48,21 +49,40 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * once per step (a record keyed by task and step says it is done), and writes its record to the thread.
  */
 export function agentSteps(deps: AgentStepDeps) {
+  // Agents change rarely (an operator's command) and a turn reads one for every step: kept per node for a second.
+  const agentCache = ttlCache<string, Promise<AgentRecord | null>>(1000, deps.now);
+  const agents = {
+    get(accountId: string, agentId: string) {
+      const hit = agentCache.get(agentId);
+      if (hit) return hit;
+      const loading = deps.store.agents.get(accountId, agentId);
+      loading.catch(() => agentCache.delete(agentId));
+      return agentCache.set(agentId, loading);
+    },
+  };
   const visibleTools = (i: StepInput) => deps.tools.visible({ kind: 'agent', id: i.agentId, accountId: i.accountId }, callerOf(i));
 
   /** The effect: a step run again finds the record it wrote before and answers from it. */
   async function modelTurn(input: StepInput, ctx: EffectContext): Promise<ModelTurnOutput> {
     const [done] = await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]);
     if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
-    return turn(input, ctx);
+    const { output, record } = await turn(input, ctx, null);
+    await deps.store.agentThreads.appendStep(scopeOf(input), input.contextId, record);
+    return output;
   }
 
-  async function turn(input: StepInput, ctx: Pick<EffectContext, 'signal' | 'progress'>): Promise<ModelTurnOutput> {
+  /**
+   * One model turn: what the model answered, and the record the thread keeps of it. `pending`: the user's message
+   * when it is not in the store yet (a first turn writes it with the answer, in one statement); a thread that is new
+   * has nothing else to read.
+   */
+  async function turn(input: StepInput, ctx: Pick<EffectContext, 'signal' | 'progress'>, pending: { record: ThreadRecordInput; newThread: boolean } | null) {
     const scope = scopeOf(input);
-    const agent = await deps.store.agents.get(input.accountId, input.agentId);
+    const agent = await agents.get(input.accountId, input.agentId);
     if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', 'the agent of this task no longer exists');
     const tools = await visibleTools(input);
-    const history = await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW);
+    const stored = pending?.newThread ? [] : await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW);
+    const history = pending ? [...stored, { ...pending.record, seq: 0, createdAt: '' }] : stored;
     const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
     let text = '';
     const calls: ToolCallsBody['calls'] = [];
@@ -94,12 +114,22 @@ export function agentSteps(deps: AgentStepDeps) {
     }
     if (calls.length) {
       const body: ToolCallsBody = { calls, ...(text ? { text } : {}) };
-      await deps.store.agentThreads.append(scope, input.contextId, { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls', body });
-      return turnOutput({ calls }, input, deps.now());
+      return { output: turnOutput({ calls }, input, deps.now()), record: { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls' as const, body } };
     }
     const message = { messageId: replyMessageId(input), role: 'ROLE_AGENT', parts: [{ text }], contextId: input.contextId, ...(input.visible ? { taskId: input.taskId } : {}) };
-    await deps.store.agentThreads.append(scope, input.contextId, { messageId: message.messageId, taskId: input.taskId, kind: 'agent', body: message });
-    return turnOutput({ text }, input, deps.now());
+    return { output: turnOutput({ text }, input, deps.now()), record: { messageId: message.messageId, taskId: input.taskId, kind: 'agent' as const, body: message } };
+  }
+
+  /**
+   * A run's first model turn, taken in the request itself before any actor exists: most messages end on a bare
+   * reply, which needs no task (spec §3), so it costs no actor, snapshot or event, and the user's message and the
+   * answer are written in one statement (one commit). A first turn that asks for tools hands its calls to a new
+   * AgentTask (which starts at the tool round). False `written`: the thread held that message id already.
+   */
+  async function firstTurn(input: StepInput, signal: AbortSignal, user: { record: ThreadRecordInput; newThread: boolean }) {
+    const { output, record } = await turn(input, { signal, progress: () => {} }, user);
+    const written = await deps.store.agentThreads.start(scopeOf(input), input.contextId, [user.record, record]);
+    return { output, written };
   }
 
   async function callTools(input: CallToolsInput, ctx: EffectContext): Promise<CallToolsOutput> {
@@ -126,19 +156,16 @@ export function agentSteps(deps: AgentStepDeps) {
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
       results.push({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
     }
-    await deps.store.agentThreads.append(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
+    await deps.store.agentThreads.appendStep(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
     return resultsOutput(results, deps.now());
   }
 
   return {
     modelTurn,
     callTools,
-    /**
-     * A run's first model turn, taken in the request itself before any actor exists: most messages end on a bare
-     * reply, which needs no task (spec §3), so it costs no actor, snapshot or event. A first turn that asks for tools
-     * hands its calls to a new AgentTask (which starts at the tool round).
-     */
-    firstTurn: (input: StepInput, signal: AbortSignal) => turn(input, { signal, progress: () => {} }),
+    firstTurn,
+    /** Writes a first turn's user message alone (the turn failed): false when the thread held its id already. */
+    recordMessage: (input: StepInput, record: ThreadRecordInput) => deps.store.agentThreads.start(scopeOf(input), input.contextId, [record]),
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { agentTaskAddressOf, type AgentTaskInput, type ToolCallPlan } from '../../actors/index.ts';
-import type { AgentScope, Store, ThreadScope } from '../../store/index.ts';
+import type { AgentScope, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aMessage, type A2aSendParams } from './a2a-shapes.ts';
@@ -34,14 +34,16 @@ export interface PreparedRun {
   at: string;
   /** The client chose the id, so it was taken at once (the rule of spec §4.3 holds even if no task follows). */
   reserved: boolean;
+  /** The user's message as the thread keeps it, and whether the thread is new (it has nothing else to read). */
+  user: { record: ThreadRecordInput; newThread: boolean };
 }
 
 /**
  * The first half of a run (SendMessage and SendStreamingMessage): resolves the thread (spec §4.3: `contextId`
  * continues a thread, omitted starts one, a referenced task's context must match), takes a client's task id
- * atomically (a taken id fails), and appends the message to the thread.
+ * atomically (a taken id fails), and appends the message to the thread now or leaves it to the first turn.
  */
-export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller): Promise<PreparedRun> {
+export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller, opts: { /** Write the message now (else the first turn writes it with its answer). */ write: boolean }): Promise<PreparedRun> {
   const m = params.message;
   if (m.role !== 'ROLE_USER') throw new PlatformError('A2A_INVALID_PARAMS', 'message.role: a message to an agent is sent as ROLE_USER');
   const scope = scopeOf(caller);
@@ -61,22 +63,29 @@ export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, call
     if (contextId !== undefined && contextId !== row.contextId) throw contextMismatch('referenceTaskIds', ref);
     contextId ??= row.contextId;
   }
+  const taskId = m.taskId ?? randomUUID();
+  const newThread = contextId === undefined;
+  contextId ??= randomUUID();
+  const message: A2aMessage = { ...m, contextId, taskId };
   const run: PreparedRun = {
     scope,
     thread: threadScopeOf(caller),
     caller,
-    taskId: m.taskId ?? randomUUID(),
-    contextId: contextId ?? randomUUID(),
+    taskId,
+    contextId,
     at: new Date(deps.now()).toISOString(),
     reserved: m.taskId !== undefined,
+    user: { record: { messageId: m.messageId, taskId, kind: 'user', body: message }, newThread },
   };
   if (run.reserved && !(await reserve(deps, run))) throw taskExists(run.taskId);
-  const message: A2aMessage = { ...m, contextId: run.contextId, taskId: run.taskId };
-  if (!(await deps.store.agentThreads.start(run.thread, run.contextId, { messageId: m.messageId, taskId: run.taskId, kind: 'user', body: message }))) {
-    if (run.reserved) await deps.store.agentTasks.release(scope, run.taskId).catch(() => {});
-    throw new PlatformError('A2A_INVALID_PARAMS', `message.messageId: message ${m.messageId} was sent in this context before; every message needs a new id`);
-  }
+  if (opts.write && !(await deps.store.agentThreads.start(run.thread, run.contextId, [run.user.record]))) throw await messageReused(deps, run);
   return run;
+}
+
+/** A message id the thread holds already: nothing was written for this message (its reserved task id is given back). */
+export async function messageReused(deps: RunStartDeps, run: PreparedRun): Promise<PlatformError> {
+  if (run.reserved) await deps.store.agentTasks.release(run.scope, run.taskId).catch(() => {});
+  return new PlatformError('A2A_INVALID_PARAMS', `message.messageId: message ${run.user.record.messageId} was sent in this context before; every message needs a new id`);
 }
 
 /**
@@ -88,7 +97,9 @@ export async function launchRun(
   run: PreparedRun,
   opts: { visible: boolean; calls?: ToolCallPlan[]; at?: string; /** Runs once the task exists, before its run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
 ): Promise<StartedRun> {
-  if (!run.reserved && !(await reserve(deps, run))) throw taskExists(run.taskId);
+  // A minted id (a random UUID) is nobody's yet: the actor's first commit writes its row (the projection upserts),
+  // unless something must attach to the task before it runs.
+  if (!run.reserved && opts.onTask && !(await reserve(deps, run))) throw taskExists(run.taskId);
   const { caller } = run;
   try {
     await opts.onTask?.(run.taskId);

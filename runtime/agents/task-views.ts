@@ -25,7 +25,9 @@ export const agentTaskProjection: Projection = async (tx: Repositories, { after 
   const c = after.context as unknown as AgentTaskContext;
   const answered = after.value === 'answered';
   const reply: A2aMessage | null = answered && c.answer ? { messageId: c.answer.messageId, role: 'ROLE_AGENT', parts: [{ text: c.answer.text }], contextId: c.contextId } : null;
-  await tx.agentTasks.update({ accountId: c.accountId, agentId: c.agentId }, c.taskId, {
+  await tx.agentTasks.upsert({ accountId: c.accountId, agentId: c.agentId }, c.taskId, {
+    contextId: c.contextId,
+    ownerId: c.caller.principalId,
     visible: c.visible,
     state: answered ? 'TASK_STATE_COMPLETED' : c.state,
     statusMessage: reply ?? c.statusMessage,

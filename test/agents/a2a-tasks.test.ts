@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_STATES } from '../../edge/a2a/index.ts';
 import { bindCalc, call, eventually, otherCaller, rulesFile, send, userMessage } from '../helpers/agents.ts';
+import { mustRun } from '../helpers/env.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import type { DriverName } from '../helpers/store.ts';
+
+const drivers: DriverName[] = ['pglite', ...(mustRun('postgres') ? (['pg'] as const) : [])];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The agent loop behind the A2A gateway: the demo agent on the scripted model, with the calc plugin bound. */
-describe('agent runs over A2A (SendMessage, tasks, threads)', () => {
+describe.each(drivers)('agent runs over A2A (SendMessage, tasks, threads) on %s', (driver) => {
   let p: TestPlatform;
   beforeAll(async () => {
-    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile(), PLATFORM_AGENT_MAX_STEPS: '3' } });
+    p = await startTestPlatform({ driver, env: { PLATFORM_SCRIPTED_RULES: await rulesFile(), PLATFORM_AGENT_MAX_STEPS: '3' } });
     await bindCalc(p);
   });
   afterAll(() => p.close());

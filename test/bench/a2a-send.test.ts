@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { a2aLoadClient, check, type SendResult } from '../../bench/a2a-client.ts';
 import { startReference } from '../../bench/a2a-reference.ts';
+import { scope } from '../../bench/cleanup.ts';
+import { privateDatabase } from '../../bench/cluster.ts';
 import { REPLY_PROMPT, REPLY_TEXT, TASK_PROMPT, TASK_TEXT } from '../../bench/scenarios/a2a-send.ts';
+import { DATABASE_URL, mustRun } from '../helpers/env.ts';
 
 const message = (text: string, role = 'ROLE_AGENT'): SendResult => ({ message: { messageId: 'm', role, parts: [{ text }] } });
 const task = (state: string, text: string): SendResult => ({
@@ -34,8 +37,8 @@ describe('a2a-send reference (@a2a-js/sdk server)', () => {
     for (const c of closers.reverse()) await c();
   });
 
-  async function reference(mode: 'reply' | 'task') {
-    const ref = await startReference({ mode, store: 'memory' });
+  async function reference(mode: 'reply' | 'task', executor: 'trivial' | 'model' = 'trivial') {
+    const ref = await startReference({ mode, store: 'memory', executor });
     const client = a2aLoadClient({ origin: ref.url, host: new URL(ref.url).host }, 2);
     closers.push(() => ref.close(), () => client.close());
     return { ref, client };
@@ -56,6 +59,29 @@ describe('a2a-send reference (@a2a-js/sdk server)', () => {
     const r = await client.send(TASK_PROMPT);
     expect(check(r, { shape: 'task', text: TASK_TEXT })).toBe('task');
     expect('task' in r && r.task.artifacts?.[0]?.parts[0]?.text).toBe(TASK_TEXT);
+  });
+
+  it("model executor: answers the bare-reply prompt with the scripted model's text as one agent Message", async () => {
+    const { ref, client } = await reference('reply', 'model');
+    expect(ref.executor).toBe('model');
+    const card = await client.card();
+    expect(card.body.name).toBe('Bench reference (model, reply)');
+    expect(check(await client.send(REPLY_PROMPT), { shape: 'message', text: REPLY_TEXT })).toBe('message');
+    // The text is the model's, not a canned one: another message gets another answer.
+    const other = await client.send('echo something else entirely');
+    expect(check(other, { shape: 'message', text: 'something else entirely' })).toBe('message');
+    expect('message' in other && other.message.parts.map((p) => p.text).join('')).toBe('something else entirely');
+  });
+
+  it('model executor: runs the task prompt through the model and calc_add to a completed Task with the answer as an artifact', async () => {
+    const { client } = await reference('task', 'model');
+    const r = await client.send(TASK_PROMPT);
+    expect(check(r, { shape: 'task', text: TASK_TEXT })).toBe('task');
+    expect('task' in r && r.task.artifacts?.[0]?.parts[0]?.text).toBe(TASK_TEXT);
+    expect('task' in r && r.task.history?.[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: TASK_PROMPT }] });
+    // The sum is the tool's: other numbers, another sum.
+    const other = await client.send('add 19 and 23000');
+    expect(check(other, { shape: 'task', text: 'The sum is 23019.' })).toBe('task');
   });
 
   it('falls back to the in-memory store, saying why, when the database store cannot be built', async () => {
@@ -84,5 +110,28 @@ describe('a2a-send reference (@a2a-js/sdk server)', () => {
     } finally {
       quiet.mockRestore();
     }
+  });
+});
+
+describe.skipIf(!mustRun('postgres'))("a2a-send model reference on the SDK's DatabaseTaskStore (PostgreSQL)", () => {
+  const s = scope();
+  afterAll(() => s.close());
+
+  it('keeps the completed task in PostgreSQL: GetTask answers it after the SendMessage', async () => {
+    const ref = await startReference({ mode: 'task', store: 'database', executor: 'model', databaseUrl: await privateDatabase(s, DATABASE_URL!) });
+    s.defer('stop the reference', () => ref.close());
+    expect(ref.store).toBe('database');
+    const client = a2aLoadClient({ origin: ref.url, host: new URL(ref.url).host }, 1);
+    s.defer('close the client', () => client.close());
+    const r = await client.send(TASK_PROMPT);
+    expect(check(r, { shape: 'task', text: TASK_TEXT })).toBe('task');
+    const id = 'task' in r ? r.task.id : '';
+    const res = await fetch(ref.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+    });
+    const got = (await res.json()) as { result?: { id: string; status: { state: string }; artifacts?: { parts: { text?: string }[] }[] } };
+    expect(got.result).toMatchObject({ id, status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: TASK_TEXT }] }] });
   });
 });
