@@ -3,8 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedCall, mintAgentToken, runAdminCommand, type Caller } from '../../runtime/index.ts';
 import { a2aCall, bearer, request } from '../helpers/a2a.ts';
 import { eventually, rulesFile, userMessage } from '../helpers/agents.ts';
+import { mustRun } from '../helpers/env.ts';
 import { callerOf } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import type { DriverName } from '../helpers/store.ts';
+
+const drivers: DriverName[] = ['pglite', ...(mustRun('postgres') ? (['pg'] as const) : [])];
 
 /**
  * Scripted rules for agents calling agents: which agent acts is told by the tools it is offered (`agent_beta` only
@@ -32,7 +36,7 @@ rules:
   - reply: "plain answer"
 `;
 
-describe('agents bound to agents as tools, over the agent gateway', () => {
+describe.each(drivers)('agents bound to agents as tools, over the agent gateway, on %s', (driver) => {
   let p: TestPlatform;
   let account: string;
   let demo: Caller;
@@ -54,7 +58,7 @@ describe('agents bound to agents as tools, over the agent gateway', () => {
   const toolNames = async (handle: string) => (await p.node.services.toolRegistry.bound({ kind: 'agent', id: ids[handle]!, accountId: account })).map((t) => t.name);
 
   beforeAll(async () => {
-    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile(RULES), PLATFORM_MODEL_PROVIDERS: 'dead=http://127.0.0.1:9/v1', PLATFORM_AGENT_STEP_TIMEOUT_SECONDS: '60' } });
+    p = await startTestPlatform({ driver, env: { PLATFORM_SCRIPTED_RULES: await rulesFile(RULES), PLATFORM_MODEL_PROVIDERS: 'dead=http://127.0.0.1:9/v1', PLATFORM_AGENT_STEP_TIMEOUT_SECONDS: '60' } });
     account = p.node.demo!.accountId;
     demo = await callerOf(p, p.node.demo!.serviceKey);
     const admin = p.node.services.admin;
