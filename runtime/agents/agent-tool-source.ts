@@ -6,6 +6,7 @@ import { admitAgentToken, mintAgentToken, type AgentTokenCaller, type AgentToken
 import type { BindingTarget, ToolEntry, ToolResult, ToolSource } from '../tools/index.ts';
 import { TERMINAL, type A2aCaller, type A2aPart, type A2aTask } from './a2a-shapes.ts';
 import type { AgentGateway } from './agent-gateway.ts';
+import { partsText } from './thread-history.ts';
 
 /** The longest message one agent may send another through its tool (what a tool result may carry back, too). */
 export const MAX_AGENT_TOOL_MESSAGE = 64 * 1024;
@@ -48,7 +49,8 @@ export async function delegatedCall(
 }
 
 const fail = (message: string): ToolResult => ({ isError: true, kind: 'error', message });
-const textOf = (parts: readonly A2aPart[] | undefined) => (parts ?? []).map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : '')).join('');
+/** A message's or an artifact's parts as the calling model reads them (the thread's own rendering of parts). */
+const textOf = (parts: readonly A2aPart[] | undefined) => partsText(parts ?? []);
 
 /** What the calling agent's model reads: the answer of a completed task, or why there is none. */
 function outcome(handle: string, task: A2aTask): ToolResult {

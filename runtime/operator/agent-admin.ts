@@ -3,7 +3,7 @@ import type { AgentRecord, Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { agentToolName } from '../agents/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
 export interface ModelCheck {
@@ -22,12 +22,7 @@ const target = (a: AgentRecord) => ({ kind: 'agent' as const, id: a.id, accountI
 export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string): string }; tools: ToolRegistry; models: ModelCheck; defaultModel: string }) {
   const { store } = deps;
 
-  async function requireAgent(ref: string): Promise<AgentRecord> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid agent ${JSON.stringify(ref)}`);
-    const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
-    if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
-    return a;
-  }
+  const requireAgent = (ref: string) => findAgent(store, ref);
 
   /** A capability of the agent's own account, by id or by name (a name must be unambiguous). */
   async function requireCapability(a: AgentRecord, ref: string): Promise<string> {

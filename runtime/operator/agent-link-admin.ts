@@ -5,7 +5,7 @@ import type { Bus } from '../core/bus/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
-import { need, UUID_RE } from './checks.ts';
+import { need, requireAgent } from './checks.ts';
 
 /**
  * `agent bind|unbind` take `--capability` or `--agent-tool`: whether these params name an agent tool (and not both).
@@ -25,16 +25,9 @@ export function namesAgentTool(p: { capability?: unknown; agentTool?: unknown })
 export function createAgentLinkAdmin(deps: { store: Store; tools: ToolRegistry; bus?: Bus }) {
   const { store } = deps;
 
-  async function requireAgent(ref: unknown, flag: string): Promise<AgentRecord> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid ${flag} ${JSON.stringify(ref)}`);
-    const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
-    if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
-    return a;
-  }
-
   async function pair(p: { agent: unknown; agentTool: unknown }) {
-    const a = await requireAgent(p.agent, 'agent');
-    const b = await requireAgent(p.agentTool, 'agent tool');
+    const a = await requireAgent(store, p.agent);
+    const b = await requireAgent(store, p.agentTool, 'agent tool');
     need(a.id !== b.id, `an agent cannot be bound to itself (${a.handle})`);
     // Not found, as for a capability of another account: an account's agents are all an operator may pair.
     if (b.accountId !== a.accountId) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(p.agentTool)} in the account of agent ${a.handle}`);
