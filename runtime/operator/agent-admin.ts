@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AgentRecord, Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { agentToolName } from '../agents/index.ts';
+import { need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
 export interface ModelCheck {
@@ -21,12 +22,7 @@ const target = (a: AgentRecord) => ({ kind: 'agent' as const, id: a.id, accountI
 export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string): string }; tools: ToolRegistry; models: ModelCheck; defaultModel: string }) {
   const { store } = deps;
 
-  async function requireAgent(ref: string): Promise<AgentRecord> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid agent ${JSON.stringify(ref)}`);
-    const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
-    if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
-    return a;
-  }
+  const requireAgent = (ref: string) => findAgent(store, ref);
 
   /** A capability of the agent's own account, by id or by name (a name must be unambiguous). */
   async function requireCapability(a: AgentRecord, ref: string): Promise<string> {
@@ -53,6 +49,7 @@ export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string):
 
   async function view(a: AgentRecord) {
     const bindings = await store.bindings.list(a.accountId, target(a));
+    const links = await store.agentLinks.list(a.accountId, a.id);
     return {
       id: a.id,
       account_id: a.accountId,
@@ -63,6 +60,8 @@ export function createAgentAdmin(deps: { store: Store; urls: { agent(h: string):
       model: a.model,
       url: deps.urls.agent(a.handle),
       capabilities: bindings.map((b) => b.capabilityId),
+      // The agents it may call as tools (`agent bind --agent-tool`).
+      agents: links.map((l) => ({ id: l.toolAgentId, handle: l.handle, tool: agentToolName(l.handle) })),
       created_at: a.createdAt,
     };
   }
