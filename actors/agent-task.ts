@@ -28,6 +28,8 @@ export interface TaskCaller {
   kind: string;
   role: string;
   via: string;
+  /** An agent token's delegation chain (the actor presenting it first): a run's calls of other agents extend it. */
+  actors?: string[];
 }
 
 export interface AgentTaskInput {

@@ -73,7 +73,7 @@ export async function startPlatform(opts: {
       ...(opts.clock ? { clock: opts.clock } : {}),
       onError: (err, context) => logger.error({ err, context }, 'runtime error'),
     });
-    const demo = config.seedDemo ? await seedDemoTenant(store, services.admin) : null;
+    const demo = config.seedDemo ? await seedDemoTenant(services) : null;
     const operatorToken = randomBytes(32).toString('base64url');
     const edge = await startEdge({ listener, services, logger, operatorToken, graceMs: config.shutdownGraceMs, ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}) });
     const nodeFile = opts.writeNodeFile ?? !opts.store;

@@ -8,8 +8,9 @@ import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
-import { agentSteps, agentTaskProjection, createAgentGateway, type AgentGateway } from './agents/index.ts';
+import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, type AgentGateway } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
+import { PlatformError } from './core/errors/index.ts';
 import { createPushConfigs, type PushConfigs } from './push/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
@@ -111,7 +112,17 @@ export async function createServices(opts: {
   // connection cap) while other tenants' uploads take turns with it, instead of being refused.
   const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
-  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool)], { bus, now });
+  // Agents bound to agents as tools run through the agent runtime, which is built below (its runs use this registry).
+  let agentRuns: AgentGateway | null = null;
+  const agentTools = agentToolSource({
+    store,
+    agentTokens,
+    agents: () => {
+      if (!agentRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the agent runtime is not running yet');
+      return agentRuns;
+    },
+  });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), agentTools], { bus, now });
   const models = await createModelRegistry(config);
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
@@ -185,6 +196,7 @@ export async function createServices(opts: {
     now,
     maxSteps: config.agentMaxSteps,
   });
+  agentRuns = agents;
   const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });

@@ -15,6 +15,7 @@ import { mcpSessionsRepo } from './mcp-repo.ts';
 import { bindingsRepo } from './bindings-repo.ts';
 import { oauthRepo } from './oauth-repo.ts';
 import { agentTasksRepo, agentThreadsRepo } from './agent-tasks-repo.ts';
+import { agentLinksRepo } from './agent-links-repo.ts';
 import { pushConfigsRepo } from './push-configs-repo.ts';
 
 export * from './db.ts';
@@ -28,6 +29,7 @@ export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export type * from './agent-tasks-repo.ts';
+export type * from './agent-links-repo.ts';
 export type * from './push-configs-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
@@ -56,6 +58,7 @@ export function repositories(q: Queryable) {
     oauth: oauthRepo(q),
     agentThreads: agentThreadsRepo(q),
     agentTasks: agentTasksRepo(q),
+    agentLinks: agentLinksRepo(q),
     pushConfigs: pushConfigsRepo(q),
   };
 }

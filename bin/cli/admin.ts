@@ -10,6 +10,11 @@ type Spec = { options: Record<string, { type: 'string' | 'boolean' }>; required:
 
 const str = { type: 'string' } as const;
 
+function capabilityOrAgentTool(verb: string, v: Record<string, any>) {
+  if ((v.capability === undefined) === (v['agent-tool'] === undefined)) throw new UsageError(`platform admin agent ${verb}: give --capability <id|name> or --agent-tool <id|handle>`);
+  return v.capability !== undefined ? { agent: v.agent, capability: v.capability } : { agent: v.agent, agentTool: v['agent-tool'] };
+}
+
 /** `platform admin <noun> <verb>`: the flags of each command and how they become the operation's parameters. */
 const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
   'account create': { command: 'account.create', options: { name: str }, required: ['name'], build: (v) => ({ name: v.name }) },
@@ -78,17 +83,18 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
     required: ['account', 'handle', 'name'],
     build: (v) => ({ account: v.account, handle: v.handle, name: v.name, description: v.description, instructions: v.instructions, model: v.model }),
   },
+  // What an agent may call: a capability's tools, or another agent of its account as the tool `agent_{handle}`.
   'agent bind': {
     command: 'agent.bind',
-    options: { agent: str, capability: str },
-    required: ['agent', 'capability'],
-    build: (v) => ({ agent: v.agent, capability: v.capability }),
+    options: { agent: str, capability: str, 'agent-tool': str },
+    required: ['agent'],
+    build: (v) => capabilityOrAgentTool('bind', v),
   },
   'agent unbind': {
     command: 'agent.unbind',
-    options: { agent: str, capability: str },
-    required: ['agent', 'capability'],
-    build: (v) => ({ agent: v.agent, capability: v.capability }),
+    options: { agent: str, capability: str, 'agent-tool': str },
+    required: ['agent'],
+    build: (v) => capabilityOrAgentTool('unbind', v),
   },
   'agent token': {
     command: 'agent.token',
@@ -166,8 +172,8 @@ function listShowCli(noun: 'gateway' | 'agent', usage: string) {
   };
 }
 
-export const AGENTS_USAGE = `  platform agents list [--account <id>] [--json]     every agent (or one account's): URL, model, bound capabilities
-  platform agents show <handle> [--json]            one agent: its instructions, model and bound capabilities`;
+export const AGENTS_USAGE = `  platform agents list [--account <id>] [--json]     every agent (or one account's): URL, model, bound capabilities and agents
+  platform agents show <handle> [--json]            one agent: its instructions, model, bound capabilities and agents`;
 
 /** `platform agents list|show`: the operator's view of the agents (the management API has no agent listing). */
 export const agentsCli = listShowCli('agent', AGENTS_USAGE);

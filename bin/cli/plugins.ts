@@ -1,11 +1,10 @@
 import { createReadStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { pack } from 'tar-stream';
 import { request } from 'undici';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { writeNpack } from '../../runtime/index.ts';
 import { apiUrl, credential } from './auth.ts';
 import { cliAgent, httpJson } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
@@ -19,15 +18,8 @@ async function packCli(argv: string[]) {
   if (!dir) throw new UsageError('usage: platform plugins pack <dir> [--out file.npack]');
   const files = readdirSync(dir).filter((f) => PACKED.test(f) && statSync(path.join(dir, f)).isFile()).sort();
   if (!files.some((f) => f.endsWith('.wasm'))) throw new CommandError('NO_COMPONENT', `${dir} has no *.wasm component`);
-  const p = pack();
-  const chunks: Buffer[] = [];
-  p.on('data', (c: unknown) => void chunks.push(c as Buffer));
-  const done = new Promise<void>((r) => p.on('end', () => r()));
-  for (const f of files) p.entry({ name: f }, readFileSync(path.join(dir, f)));
-  p.finalize();
-  await done;
+  const archive = await writeNpack(files.map((f) => ({ name: f, bytes: readFileSync(path.join(dir, f)) })));
   const out = values.out ?? `${path.basename(path.resolve(dir))}.npack`;
-  const archive = gzipSync(Buffer.concat(chunks));
   writeFileSync(out, archive);
   print(values.json ? { file: out, bytes: archive.length, entries: files } : `${out}: ${files.join(', ')} (${archive.length} bytes)`, Boolean(values.json));
 }

@@ -31,6 +31,9 @@ function banner(node: PlatformNode): string {
       `  service API key    ${demo.serviceKey}`,
       `  MCP gateway        ${demo.gatewayUrl}`,
       `  agent              ${demo.agentUrl}`,
+      demo.plugin.state === 'active'
+        ? `  tools              ${demo.plugin.tools.join(', ')}  (plugin ${demo.plugin.name}, bound to the gateway and the agent)`
+        : `  tools              none: the demo plugin did not activate (${demo.plugin.reason ?? demo.plugin.state})`,
       '',
       `Try: ${curlHint(`${urls.api}/v1/capabilities`)} -H 'Authorization: Bearer ${demo.userKey}'`,
     );

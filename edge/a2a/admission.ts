@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { checkApiKey, hasAuthority, PlatformError, resolveDelegation, ROLES, SUBJECTS, ttlCache, type AgentTokens, type Bus } from '../../runtime/index.ts';
-import type { AgentRecord, MemberRecord, Role, Store } from '../../store/index.ts';
+import { admitAgentToken, checkApiKey, hasAuthority, PlatformError, SUBJECTS, ttlCache, type AgentTokens, type Bus } from '../../runtime/index.ts';
+import type { AgentRecord, Store } from '../../store/index.ts';
 import type { A2aCallContext } from './backend.ts';
 
 /** Who is calling, as the backend's context carries it (without the per-request members). */
@@ -9,9 +9,6 @@ export type A2aCaller = Omit<A2aCallContext, 'extensions' | 'signal'>;
 export type A2aAdmit = (agent: AgentRecord, headers: IncomingHttpHeaders) => Promise<A2aCaller>;
 
 const unauthenticated = (message: string) => new PlatformError('A2A_CREDENTIAL_INVALID', `invalid credential: ${message}`);
-
-/** The role with the fewest authorities, so a delegated call never holds more than any principal in its chain. */
-const lowest = (members: MemberRecord[]): Role => members.map((m) => m.role!).reduce((a, b) => (ROLES.indexOf(b) > ROLES.indexOf(a) ? b : a));
 
 /**
  * The agent gateway's admission (spec §5, agent gateway): one `Authorization: Bearer` credential, never a cookie or
@@ -40,21 +37,8 @@ export function createA2aAdmission(deps: { store: Pick<Store, 'apiKeys' | 'princ
     return { caller, expiresAt: key.expiresAt ? Date.parse(key.expiresAt) : Infinity };
   }
 
-  async function byToken(agent: AgentRecord, credential: string): Promise<{ caller: A2aCaller; expiresAt: number }> {
-    const t = await deps.agentTokens.verify(credential, agent.id);
-    if (!t.ok) {
-      const why = { malformed: 'it is not a JWT', invalid: 'its signature or claims are not valid', expired: 'it has expired', wrong_audience: 'its audience does not name this agent', too_deep: 'its delegation chain is deeper than 5' }[t.reason];
-      throw unauthenticated(`the token is refused: ${why}`);
-    }
-    if (t.accountId !== agent.accountId) throw unauthenticated("the token is for another account than the agent's");
-    const chain = await resolveDelegation(deps.store, agent.accountId, [t.subject, ...t.actors]);
-    if (!chain) throw unauthenticated('a principal of its delegation chain is unknown, disabled or no longer a member of the account');
-    const weak = chain.find((m) => !hasAuthority(m.role, 'execute'));
-    if (weak) throw new PlatformError('A2A_FORBIDDEN', `forbidden: a principal of the delegation chain (role ${weak.role}) has no execute authority on agents`);
-    const subject = chain[0]!;
-    const caller: A2aCaller = { accountId: agent.accountId, agentId: agent.id, principalId: subject.id, principalKind: subject.kind, role: lowest(chain), via: 'agent_token', actors: t.actors };
-    return { caller, expiresAt: t.expiresAt };
-  }
+  // The token half is the runtime's one admission of agent tokens, also run in-process when an agent calls another.
+  const byToken = (agent: AgentRecord, credential: string) => admitAgentToken({ store: deps.store, agentTokens: deps.agentTokens }, agent, credential);
 
   return async (agent, headers) => {
     const header = headers.authorization;

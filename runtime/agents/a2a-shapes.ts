@@ -86,5 +86,7 @@ export interface A2aCaller {
   principalKind: string;
   role: string;
   via: 'api_key' | 'agent_token';
+  /** An agent token's delegation chain, the actor presenting it first (the gateway's context carries it). */
+  actors?: readonly string[];
   signal: AbortSignal;
 }

@@ -28,6 +28,7 @@ export const callerOf = (i: { accountId: string; caller: TaskCaller }): Caller =
   kind: i.caller.kind as Caller['kind'],
   role: i.caller.role as Caller['role'],
   via: i.caller.via as Caller['via'],
+  ...(i.caller.actors?.length ? { actors: i.caller.actors } : {}),
 });
 /** Record ids are the task's and the step's: a step run again (restart, shard move) finds what it wrote before. */
 const turnRecordId = (i: StepInput) => `${i.taskId}/step-${i.step}`;

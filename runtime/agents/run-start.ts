@@ -108,7 +108,7 @@ export async function launchRun(
       agentId: caller.agentId,
       taskId: run.taskId,
       contextId: run.contextId,
-      caller: { principalId: caller.principalId, kind: caller.principalKind, role: caller.role, via: caller.via },
+      caller: { principalId: caller.principalId, kind: caller.principalKind, role: caller.role, via: caller.via, ...(caller.actors?.length ? { actors: [...caller.actors] } : {}) },
       maxSteps: deps.maxSteps,
       at: opts.at ?? run.at,
       visible: opts.visible,

@@ -11,6 +11,8 @@ export interface Caller {
   via: 'api_key' | 'device_token' | 'gateway_token' | 'agent_token' | 'anonymous';
   keyId?: string;
   clientId?: string;
+  /** Who acts for the principal (RFC 8693 `act`, current actor first): an agent token's chain, absent otherwise. */
+  actors?: readonly string[];
 }
 
 export type AuthFailure = 'malformed' | 'invalid' | 'expired' | 'revoked' | 'inactive';

@@ -6,6 +6,7 @@ import type { AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { createAccountAdmin } from './account-admin.ts';
 import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
+import { createAgentLinkAdmin, namesAgentTool } from './agent-link-admin.ts';
 import { createGatewayAdmin } from './gateway-admin.ts';
 
 export { validateHandle } from './checks.ts';
@@ -25,7 +26,7 @@ export function createAdmin(deps: {
   defaultModel: string;
   agentTokens: AgentTokens;
 }) {
-  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps) };
+  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -47,8 +48,9 @@ export const ADMIN_COMMANDS = {
   'gateway.retire': (a: Admin, p: any) => a.retireGateway(p),
   'gateway.rotate-key': (a: Admin, p: any) => a.rotateGatewayKey(p),
   'agent.create': (a: Admin, p: any) => a.createAgent(p),
-  'agent.bind': (a: Admin, p: any) => a.bindAgent(p),
-  'agent.unbind': (a: Admin, p: any) => a.unbindAgent(p),
+  // `--capability` binds a capability's tools; `--agent-tool` another agent of the account, as the tool `agent_{handle}`.
+  'agent.bind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.bindAgentTool(p) : a.bindAgent(p)),
+  'agent.unbind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.unbindAgentTool(p) : a.unbindAgent(p)),
   'agent.list': (a: Admin, p: any) => a.listAgents(p),
   'agent.show': (a: Admin, p: any) => a.showAgent(p),
   'agent.token': (a: Admin, p: any) => a.mintToken(p),

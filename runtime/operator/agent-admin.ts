@@ -3,7 +3,8 @@ import type { AgentRecord, Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { AGENT_TOKEN_TTL_SECONDS, agentAudience, hasAuthority, mintAgentToken, type AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { agentToolName } from '../agents/index.ts';
+import { need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
 export interface ModelCheck {
@@ -29,12 +30,7 @@ export function createAgentAdmin(deps: {
 }) {
   const { store } = deps;
 
-  async function requireAgent(ref: string): Promise<AgentRecord> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid agent ${JSON.stringify(ref)}`);
-    const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
-    if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
-    return a;
-  }
+  const requireAgent = (ref: string) => findAgent(store, ref);
 
   /** A capability of the agent's own account, by id or by name (a name must be unambiguous). */
   async function requireCapability(a: AgentRecord, ref: string): Promise<string> {
@@ -61,6 +57,7 @@ export function createAgentAdmin(deps: {
 
   async function view(a: AgentRecord) {
     const bindings = await store.bindings.list(a.accountId, target(a));
+    const links = await store.agentLinks.list(a.accountId, a.id);
     return {
       id: a.id,
       account_id: a.accountId,
@@ -71,6 +68,8 @@ export function createAgentAdmin(deps: {
       model: a.model,
       url: deps.urls.agent(a.handle),
       capabilities: bindings.map((b) => b.capabilityId),
+      // The agents it may call as tools (`agent bind --agent-tool`).
+      agents: links.map((l) => ({ id: l.toolAgentId, handle: l.handle, tool: agentToolName(l.handle) })),
       created_at: a.createdAt,
     };
   }

@@ -1,6 +1,11 @@
 import type { Store } from '../../store/index.ts';
 import type { Admin } from './admin.ts';
+import type { ActorSystem } from '../core/actor-host/index.ts';
+import type { Bus } from '../core/bus/index.ts';
+import type { TaskPool } from '../core/workers/index.ts';
 import { randomSecret } from '../identity/index.ts';
+import { registerUpload, versionOutcome, type VersionOutcome } from '../plugins/index.ts';
+import { demoPluginArchive, DEMO_PLUGIN_NAME } from './demo-plugin.ts';
 
 export interface DemoTenant {
   accountId: string;
@@ -10,14 +15,33 @@ export interface DemoTenant {
   serviceKey: string;
   gatewayUrl: string;
   agentUrl: string;
+  /** The demo plugin (bound to the demo gateway and the demo agent): its tools once it serves, or why it does not. */
+  plugin: { capabilityId: string; name: string; tools: string[] } & VersionOutcome;
 }
 
 export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_CREDITS = 10_000;
 
-/** On an empty database, creates the demo tenant and returns its secrets (shown once); otherwise returns null. */
-export async function seedDemoTenant(store: Pick<Store, 'accounts'>, admin: Admin): Promise<DemoTenant | null> {
+/** What seeding needs of a node: the store, the operator commands, and what an upload and its activation use. */
+export interface DemoSeedDeps {
+  store: Store;
+  admin: Admin;
+  actors: ActorSystem;
+  bus: Bus;
+  tasks: TaskPool;
+}
+
+/**
+ * On an empty database, creates the demo tenant and returns its secrets (shown once); otherwise returns null. The
+ * tenant's plugin (demo-plugin.ts) is uploaded as the owner would upload it and bound to the demo gateway and agent;
+ * the seed waits for its activation, so the tools serve as soon as the node does. A failed activation leaves the
+ * tenant usable without tools, and says why.
+ */
+export async function seedDemoTenant(deps: DemoSeedDeps): Promise<DemoTenant | null> {
+  const { store, admin } = deps;
   if ((await store.accounts.count()) > 0) return null;
+  // Built before anything is created, so a node that cannot build it leaves the database empty.
+  const archive = await demoPluginArchive();
   const { id: accountId } = await admin.createAccount({ name: 'Demo' });
   const userPassword = randomSecret(12);
   const user = await admin.createUser({ account: accountId, email: DEMO_EMAIL, password: userPassword, role: 'owner' });
@@ -35,6 +59,12 @@ export async function seedDemoTenant(store: Pick<Store, 'accounts'>, admin: Admi
     model: 'scripted/demo',
   });
   await admin.setBudget({ account: accountId, credits: DEMO_CREDITS });
+  const up = await registerUpload(deps, { accountId, principalId: user.id, filename: `${DEMO_PLUGIN_NAME}.npack`, archive, give: true });
+  await admin.bindGateway({ gateway: gateway.id, capability: up.capability_id });
+  await admin.bindAgent({ agent: agent.id, capability: up.capability_id, by: user.id });
+  const outcome = await versionOutcome(deps, { accountId, capabilityId: up.capability_id, version: up.version });
+  const serving = outcome.state === 'active' ? await store.capabilities.servingVersion(accountId, up.capability_id) : null;
+  const tools = (serving?.tools ?? []).map((t) => (t as { name: string }).name);
   return {
     accountId,
     userEmail: DEMO_EMAIL,
@@ -43,5 +73,6 @@ export async function seedDemoTenant(store: Pick<Store, 'accounts'>, admin: Admi
     serviceKey: serviceKey.key,
     gatewayUrl: gateway.url,
     agentUrl: agent.url,
+    plugin: { capabilityId: up.capability_id, name: up.capability_name, tools, ...outcome },
   };
 }

@@ -1,4 +1,4 @@
-export { readNpack, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits, type NpackContents, type ArchiveEntry } from './npack-archive.ts';
+export { readNpack, writeNpack, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits, type NpackContents, type ArchiveEntry } from './npack-archive.ts';
 export { parsePluginConfig, parsePluginEnv, memoryBytes, timeoutMs, DEFAULT_LIMITS, MAX_MEMORY_BYTES, MAX_TIMEOUT_MS, type PluginConfig } from './plugin-config.ts';
 export { toJsonSchema, inputSchema, toolName } from './tool-schema.ts';
 export { admitComponent, ALLOWED_IMPORT_PREFIXES, type Admission, type AdmittedTool } from './admission.ts';

@@ -1,6 +1,6 @@
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { extract } from 'tar-stream';
+import { extract, pack } from 'tar-stream';
 import { PlatformError } from '../core/errors/index.ts';
 
 /**
@@ -144,4 +144,19 @@ export async function readNpack(archive: Buffer, limits: ArchiveLimits = DEFAULT
     env,
     filesProcessed: ['wasm', ...(config ? ['platform'] : []), ...(env ? ['env'] : []), ...(wit.length ? ['wit'] : [])],
   };
+}
+
+/** Writes an `.npack` (a gzip-compressed tar) of files, in the given order: what `platform plugins pack` uploads. */
+export async function writeNpack(files: { name: string; bytes: Uint8Array }[]): Promise<Buffer> {
+  const p = pack();
+  const chunks: Buffer[] = [];
+  p.on('data', (c: unknown) => void chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    p.on('end', resolve);
+    p.on('error', reject);
+  });
+  for (const f of files) p.entry({ name: f.name }, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength));
+  p.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
 }

@@ -13,7 +13,11 @@ export interface BindingTarget {
 }
 
 /** Where a tool comes from: the rules of a surface depend on it (a built-in's family decides where it appears). */
-export type ToolOrigin = { kind: 'plugin'; capabilityId: string } | { kind: 'builtin'; family: BuiltinFamily; operation: string };
+export type ToolOrigin =
+  | { kind: 'plugin'; capabilityId: string }
+  | { kind: 'builtin'; family: BuiltinFamily; operation: string }
+  /** Another agent of the account, bound to an agent as a tool. */
+  | { kind: 'agent'; agentId: string };
 
 export type ToolResult = (
   | { isError: false; value: unknown }

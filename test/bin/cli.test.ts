@@ -110,6 +110,7 @@ describe('npm start on an empty data directory', () => {
       expect(banner).toContain(`http://mcp-demo.localhost:${port}`);
       expect(banner).toContain(`http://agent-demo.localhost:${port}`);
       expect(banner).toContain(`curl --resolve mcp-demo.localhost:${port}:127.0.0.1`);
+      expect(banner).toMatch(/tools\s+calc_add, calc_multiply\s+\(plugin calc, bound to the gateway and the agent\)/);
       expect((await listCapabilities(port, userKey)).status).toBe(200);
       expect((await listCapabilities(port, serviceKey)).status).toBe(200);
       for (const probe of ['/healthz', '/readyz']) {
@@ -167,9 +168,10 @@ describe('platform login, whoami, capabilities list, logout', () => {
     expect(who.json).toMatchObject({ user_id: user.userId, account_id: user.accountId, client_id: 'platform-cli', valid: true });
     const caps = await runCli(['capabilities', 'list', '--json'], env);
     expect(caps.code).toBe(0);
-    expect(caps.json).toEqual({ capabilities: [], total: 0, limit: 20, offset: 0 });
+    // The demo tenant's own plugin.
+    expect(caps.json).toMatchObject({ capabilities: [{ name: 'calc', type: 'plugin', active_version: 1 }], total: 1, limit: 20, offset: 0 });
     const table = await runCli(['capabilities', 'list'], env);
-    expect(table.stdout).toContain('0 of 0');
+    expect(table.stdout).toContain('1 of 1');
     const out = await runCli(['logout'], env);
     expect(out.stdout).toContain('Logged out');
     expect(existsSync(file)).toBe(false);

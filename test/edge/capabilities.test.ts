@@ -23,11 +23,12 @@ describe('GET /v1/capabilities', () => {
   }
 
   beforeAll(async () => {
-    p = await startTestPlatform();
-    key = p.node.demo!.userKey;
-    accountId = p.node.demo!.accountId;
-    ownerId = (await p.node.services.store.principals.findUserByEmail(p.node.demo!.userEmail))!.id;
-    const { store } = p.node.services;
+    // An account of its own, holding exactly what this suite counts (the demo tenant has a plugin of its own).
+    p = await startTestPlatform({ seed: false });
+    const { store, admin } = p.node.services;
+    accountId = (await admin.createAccount({ name: 'Catalog' })).id;
+    ownerId = (await admin.createUser({ account: accountId, email: 'owner@catalog.test', password: 'correct horse battery', role: 'owner' })).id;
+    key = (await admin.createKey({ principal: ownerId })).key;
     // One fully described plugin with two versions, version 2 active.
     const calcId = randomUUID();
     await store.capabilities.create({ id: calcId, accountId, type: 'plugin', name: 'calculator', namespace: 'calc', description: 'Adds numbers', logoUrl: 'https://example.com/calc.png', createdBy: ownerId });

@@ -26,8 +26,11 @@ describe('invokeTool', () => {
   };
 
   beforeAll(async () => {
-    p = await startTestPlatform();
-    owner = await callerOf(p.node.demo!.userKey);
+    // An account of its own: the demo tenant already has a plugin named calc.
+    p = await startTestPlatform({ seed: false });
+    const { admin } = p.node.services;
+    const account = await admin.createAccount({ name: 'owner' });
+    owner = await callerOf((await admin.createKey({ principal: (await admin.createPrincipal({ account: account.id, name: 'a', role: 'owner' })).id })).key);
     // Version 1 needs two pages of memory at start under a one-page limit: its activation fails and nothing serves.
     const hungry = await buildComponent({ wit: WIT, world: 'calc', wat: WAT.replace('(memory (export "memory") 1)', '(memory (export "memory") 2)') });
     const archive = await npack([{ name: 'calc.wasm', body: Buffer.from(hungry) }, { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }\nresources: { limits: { timeout: 300ms, memory: 64Ki } }' }]);

@@ -24,6 +24,8 @@ export const SUBJECTS = {
   identityChanged: 'cache.identity',
   billingChanged: 'cache.billing',
   mcpSessionEnded: 'cache.mcp-session',
+  /** An agent was bound to or unbound from another agent as a tool (`{accountId, agentId}`). */
+  agentLinksChanged: 'cache.agent-links',
   /** A capability's active version changed (`{accountId, capabilityId}`). */
   pluginsChanged: 'plugins.changed',
 } as const;
