@@ -1,8 +1,8 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { PlatformError } from '../errors/index.ts';
+import { joinInSlices } from '../workers/index.ts';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
 import { isForbiddenAddress as forbiddenAddress, isForbiddenName as forbiddenName } from './ip-policy.mjs';
 
@@ -13,8 +13,6 @@ const isForbiddenName: (host: string) => boolean = forbiddenName;
 export const EGRESS_TIMEOUT_MS = 10_000;
 /** The largest response body read unless the caller says otherwise. */
 export const EGRESS_MAX_BYTES = 1024 * 1024;
-/** A body of unknown length is joined in slices of this size, one per turn of the event loop. */
-const JOIN_SLICE = 2 * 1024 * 1024;
 
 /** Name resolution: every address a name has (the system resolver, `dns.lookup`, unless a caller brings its own). */
 export type EgressResolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -161,7 +159,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], declared: numbe
     throw tooLarge();
   }
   // A declared length gets its buffer at once, filled as chunks arrive (no join at the end); otherwise chunks are
-  // kept and joined in slices, so that no multi-megabyte copy holds the event loop.
+  // kept and joined in slices (joinInSlices), so that no multi-megabyte copy holds the event loop.
   const out = declared !== null ? Buffer.allocUnsafeSlow(declared) : null;
   const chunks: Buffer[] = [];
   let total = 0;
@@ -180,19 +178,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], declared: numbe
     if (total !== out.length) throw new PlatformError('EGRESS_FAILED', `the response of ${origin} ended before its content-length`);
     return out;
   }
-  const joined = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  let slice = 0;
-  for (const c of chunks) {
-    joined.set(c, at);
-    at += c.length;
-    slice += c.length;
-    if (slice >= JOIN_SLICE) {
-      slice = 0;
-      await nextTurn();
-    }
-  }
-  return joined;
+  return joinInSlices(chunks, total);
 }
 
 /**

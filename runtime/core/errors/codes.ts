@@ -115,7 +115,7 @@ export const ERRORS = {
   A2A_UNKNOWN_AGENT: e('not_found', 'no agent at this host', 'Use the host agent-{handle}.<domain> of an existing agent.'),
   A2A_ROUTE_NOT_FOUND: e('not_found', 'no such route on the agent gateway', 'Fetch GET /.well-known/agent-card.json, or POST JSON-RPC to / (or /stream).'),
   A2A_METHOD_NOT_ALLOWED: e('invalid', 'JSON-RPC requests are POSTed', 'POST the JSON-RPC request to / (or /stream).'),
-  A2A_BODY_TOO_LARGE: e('too_large', 'the request body is too large', 'Keep a request at or under 4 MiB: send files larger than about 3 MiB as url parts (up to 20 MiB).'),
+  A2A_BODY_TOO_LARGE: e('too_large', 'the request body is too large', 'Keep a request at or under 28 MiB: a file of up to 20 MiB fits inline as a raw part (base64), or send it as a url part.'),
   A2A_BAD_REQUEST: e('invalid', 'the HTTP request could not be read', 'Send a well-formed HTTP request with a JSON body.'),
   A2A_CREDENTIAL_MISSING: e('unauthenticated', 'missing credential: send Authorization: Bearer <API key or agent token>', 'Send a service principal\'s API key (ak-...) or an agent token as Authorization: Bearer.'),
   A2A_CREDENTIAL_INVALID: e('unauthenticated', 'invalid credential', 'Send a live API key of the agent\'s account, or an unexpired agent token whose audience names this agent and whose chain is live.'),
