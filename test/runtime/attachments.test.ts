@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64Length, MAX_ATTACHMENT_BYTES, readAttachments, type AttachmentDeps, type AttachmentPart } from '../../runtime/agents/attachments.ts';
 import { createTaskPool, type TaskPool } from '../../runtime/core/workers/index.ts';
-import { isPlatformError, type PlatformError } from '../../runtime/index.ts';
 import { mustRun } from '../helpers/env.ts';
+import { rejection } from '../helpers/errors.ts';
 import { freshStore, type DriverName } from '../helpers/store.ts';
 
 const MiB = 1024 * 1024;
@@ -31,15 +31,6 @@ const svg = (w: number, h: number) => Buffer.from(`<?xml version="1.0"?>\n<svg x
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const raw = (bytes: Buffer, extra: Partial<AttachmentPart> = {}): AttachmentPart => ({ raw: bytes.toString('base64'), ...extra });
 
-async function refusal(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isPlatformError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** A loopback file server: `/file?n=` serves n bytes (declared, or streamed with `&chunked`), `/png?w=&h=` an image. */
 function fileServer() {
@@ -111,7 +102,7 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
     const before = runs;
     const over = raw(randomBytes(MAX_ATTACHMENT_BYTES + 1), { filename: 'big.bin' });
     // The first part is fine: nothing of the message is read when one part is refused.
-    const err = await refusal(readAttachments([raw(Buffer.from('fine')), { text: 'x' }, over], deps()));
+    const err = await rejection(readAttachments([raw(Buffer.from('fine')), { text: 'x' }, over], deps()));
     expect([err.code, err.kind]).toEqual(['A2A_ATTACHMENT_TOO_LARGE', 'invalid']);
     expect(err.message).toBe('parts[2] ("big.bin") is 20971521 bytes: an attachment is at most 20 MiB (20971520 bytes)');
     expect(runs).toBe(before);
@@ -128,7 +119,7 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
       expect(a!.hash, text.slice(-4)).toBe(sha256(bytes));
     }
     for (const text of ['abcde', 'ab!d', 'ab d']) {
-      const err = await refusal(readAttachments([{ text: 't' }, { raw: text }], deps()));
+      const err = await rejection(readAttachments([{ text: 't' }, { raw: text }], deps()));
       expect([err.code, err.message], text).toEqual(['A2A_INVALID_PARAMS', 'Invalid params: parts[1].raw must be base64']);
     }
   });
@@ -143,7 +134,7 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
       [1, 4097],
       [100_000, 100_000],
     ] as const) {
-      const err = await refusal(readAttachments([{ text: 'hi' }, raw(png(w, h), { filename: 'a.png', mediaType: 'image/png' })], deps()));
+      const err = await rejection(readAttachments([{ text: 'hi' }, raw(png(w, h), { filename: 'a.png', mediaType: 'image/png' })], deps()));
       expect([err.code, err.kind, err.message], `${w}x${h}`).toEqual(['A2A_IMAGE_TOO_LARGE', 'invalid', `parts[1] ("a.png") is an image of ${w} x ${h} pixels: images are at most 4096 x 4096`]);
       expect(await store.blobs.get(sha256(png(w, h)))).toBeNull();
     }
@@ -154,17 +145,17 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
     for (const mediaType of [undefined, 'application/octet-stream']) {
       const [a] = await readAttachments([raw(png(4096, 10), mediaType ? { mediaType } : {})], deps());
       expect(a).toMatchObject({ mediaType: 'image/png', width: 4096, height: 10 });
-      const err = await refusal(readAttachments([raw(gif(10, 4097), mediaType ? { mediaType } : {})], deps()));
+      const err = await rejection(readAttachments([raw(gif(10, 4097), mediaType ? { mediaType } : {})], deps()));
       expect(err.code).toBe('A2A_IMAGE_TOO_LARGE');
     }
     // Declared: GIF and SVG (measured by its root tag: width and height, or its viewBox).
     expect((await readAttachments([raw(gif(4096, 4096), { mediaType: 'image/gif' })], deps()))[0]).toMatchObject({ width: 4096, height: 4096 });
     expect((await readAttachments([raw(svg(4096, 300), { mediaType: 'image/svg+xml' })], deps()))[0]).toMatchObject({ mediaType: 'image/svg+xml', width: 4096, height: 300 });
-    expect((await refusal(readAttachments([raw(svg(4097, 300), { mediaType: 'image/svg+xml' })], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
+    expect((await rejection(readAttachments([raw(svg(4097, 300), { mediaType: 'image/svg+xml' })], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
     const viewBox = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 5000 10"/>');
-    expect((await refusal(readAttachments([raw(viewBox, { mediaType: 'image/svg+xml' })], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
+    expect((await rejection(readAttachments([raw(viewBox, { mediaType: 'image/svg+xml' })], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
     // An image whose size cannot be read is refused: the cap could not be checked.
-    const unreadable = await refusal(readAttachments([raw(randomBytes(2000), { filename: 'x.png', mediaType: 'image/png' })], deps()));
+    const unreadable = await rejection(readAttachments([raw(randomBytes(2000), { filename: 'x.png', mediaType: 'image/png' })], deps()));
     expect([unreadable.code, unreadable.kind, unreadable.message]).toEqual(['A2A_IMAGE_UNREADABLE', 'invalid', 'parts[0] ("x.png") is declared image/png but its width and height cannot be read from its bytes']);
     // Bytes declared as something else are that something else; unrecognised bytes are plain bytes.
     expect((await readAttachments([raw(png(9000, 9000), { mediaType: 'text/plain' })], deps()))[0]).not.toHaveProperty('width');
@@ -174,7 +165,7 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
   it('[A2A-ATTACH-03] an SVG built to make a regular expression slow is measured in linear time', async () => {
     const hostile = Buffer.from(`<svg ${'<svg a="'.repeat(2_000_000)}`);
     const t = performance.now();
-    const err = await refusal(readAttachments([raw(hostile, { mediaType: 'image/svg+xml' })], deps()));
+    const err = await rejection(readAttachments([raw(hostile, { mediaType: 'image/svg+xml' })], deps()));
     expect(err.code).toBe('A2A_IMAGE_UNREADABLE');
     expect(performance.now() - t).toBeLessThan(2000);
   });
@@ -183,30 +174,30 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
     for (const mode of ['', '&chunked']) {
       const [a] = await readAttachments([{ url: `${base}/file?n=${MAX_ATTACHMENT_BYTES}${mode}` }], deps());
       expect(a, mode).toEqual({ part: 0, kind: 'url', hash: sha256(Buffer.alloc(MAX_ATTACHMENT_BYTES, 0x41)), size: MAX_ATTACHMENT_BYTES, filename: 'file', mediaType: 'application/pdf' });
-      const err = await refusal(readAttachments([{ url: `${base}/file?n=${MAX_ATTACHMENT_BYTES + 1}${mode}`, filename: 'big.pdf' }], deps()));
+      const err = await rejection(readAttachments([{ url: `${base}/file?n=${MAX_ATTACHMENT_BYTES + 1}${mode}`, filename: 'big.pdf' }], deps()));
       expect([err.code, err.kind, err.message], mode).toEqual(['A2A_ATTACHMENT_TOO_LARGE', 'invalid', 'parts[0] ("big.pdf") is more than 20971520 bytes: an attachment is at most 20 MiB (20971520 bytes)']);
     }
     const [img] = await readAttachments([{ url: `${base}/images/photo.png?w=4096&h=4096` }], deps());
     expect(img).toMatchObject({ filename: 'photo.png', mediaType: 'image/png', width: 4096, height: 4096 });
-    expect((await refusal(readAttachments([{ url: `${base}/images/photo.png?w=4097&h=1` }], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
+    expect((await rejection(readAttachments([{ url: `${base}/images/photo.png?w=4097&h=1` }], deps()))).code).toBe('A2A_IMAGE_TOO_LARGE');
   }, 60_000);
 
   it('[A2A-ATTACH-04] a url the egress policy refuses is never fetched: loopback without the development switch, private addresses, redirects, non-https', async () => {
     const before = files.hits.length;
     const strict = deps({ config: { egressAllowLoopback: false } });
     for (const url of [`${base}/file?n=1`, `https://127.0.0.1:${new URL(base).port}/file?n=1`, 'https://169.254.169.254/latest/meta-data/', 'https://localhost/x', 'file:///etc/passwd']) {
-      const err = await refusal(readAttachments([raw(Buffer.from('first')), { url, filename: 'f' }], strict));
+      const err = await rejection(readAttachments([raw(Buffer.from('first')), { url, filename: 'f' }], strict));
       expect([err.code, err.kind], url).toEqual(['A2A_ATTACHMENT_FETCH_FAILED', 'invalid']);
       expect(err.message, url).toMatch(/^parts\[1\] \("f"\): the url could not be fetched: egress .*refused/);
     }
     // A name whose address is loopback is refused when the connection is made (the resolver stands in for DNS).
-    const rebound = await refusal(readAttachments([{ url: 'https://files.example.com/a.pdf' }], deps({ config: { egressAllowLoopback: false }, egress: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] } })));
+    const rebound = await rejection(readAttachments([{ url: 'https://files.example.com/a.pdf' }], deps({ config: { egressAllowLoopback: false }, egress: { resolve: async () => [{ address: '127.0.0.1', family: 4 }] } })));
     expect([rebound.code, rebound.message]).toEqual(['A2A_ATTACHMENT_FETCH_FAILED', 'parts[0]: the url could not be fetched: egress to files.example.com (127.0.0.1) is refused: loopback, private, link-local, metadata and reserved addresses are not reachable']);
     expect(files.hits.length).toBe(before);
     // With the switch: a redirect is not followed, and an error status is no file.
-    const moved = await refusal(readAttachments([{ url: `${base}/moved` }], deps()));
+    const moved = await rejection(readAttachments([{ url: `${base}/moved` }], deps()));
     expect([moved.code, moved.message]).toEqual(['A2A_ATTACHMENT_FETCH_FAILED', `parts[0]: the url could not be fetched: ${base} answered 301 (a redirect): redirects are not followed`]);
-    const missing = await refusal(readAttachments([{ url: `${base}/nothing` }], deps()));
+    const missing = await rejection(readAttachments([{ url: `${base}/nothing` }], deps()));
     expect([missing.code, missing.message]).toEqual(['A2A_ATTACHMENT_FETCH_FAILED', `parts[0]: the url could not be fetched: ${base} answered 404`]);
     expect(files.hits.slice(before)).toEqual(['/moved', '/nothing']);
   });

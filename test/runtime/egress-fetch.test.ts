@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, egressFetch, isPlatformError, loadConfig, type EgressOptions, type EgressResolver } from '../../runtime/index.ts';
+import { ConfigError, egressFetch, loadConfig, type EgressOptions, type EgressResolver } from '../../runtime/index.ts';
+import { rejection } from '../helpers/errors.ts';
 
 /**
  * The platform's one outbound client (runtime/core/egress/egress-fetch.ts) against real servers on loopback. Nothing
@@ -88,15 +89,6 @@ function resolver(answer: string[] | ((name: string) => string[])) {
   return { resolve, asked };
 }
 
-async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (isPlatformError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe('egressFetch: the outbound client', () => {
   const plain = routes();
@@ -146,12 +138,12 @@ describe('egressFetch: the outbound client', () => {
       'file:///etc/passwd',
       'not a url',
     ]) {
-      const err = await failure(egressFetch(url));
+      const err = await rejection(egressFetch(url));
       expect(err.code, url).toBe('EGRESS_REFUSED');
     }
     // The switch admits loopback only: the other private ranges, and plain http elsewhere, stay refused.
     for (const url of ['https://10.0.0.1/x', 'http://10.0.0.1/x', 'https://169.254.169.254/', 'http://192.168.1.1/']) {
-      expect((await failure(egressFetch(url, { allowLoopback: true }))).code, url).toBe('EGRESS_REFUSED');
+      expect((await rejection(egressFetch(url, { allowLoopback: true }))).code, url).toBe('EGRESS_REFUSED');
     }
     expect(plain.hits.length + tls.hits.length).toBe(before);
   });
@@ -160,7 +152,7 @@ describe('egressFetch: the outbound client', () => {
     const before = tls.hits.length;
     for (const answer of [['127.0.0.1'], ['::1'], ['10.1.2.3'], ['169.254.169.254'], ['::ffff:127.0.0.1'], ['8.8.8.8', '127.0.0.1']]) {
       const r = resolver(answer);
-      const err = await failure(egressFetch(`https://files.test:${tlsPort}/ok`, { resolve: r.resolve, ca }));
+      const err = await rejection(egressFetch(`https://files.test:${tlsPort}/ok`, { resolve: r.resolve, ca }));
       expect(err.code, answer.join()).toBe('EGRESS_REFUSED');
       expect(err.message).toMatch(/files\.test \(.+\) is refused/);
       expect(r.asked).toEqual(['files.test']);
@@ -175,10 +167,10 @@ describe('egressFetch: the outbound client', () => {
     expect(res.body.toString()).toBe(`hello GET files.test:${tlsPort}`);
     expect(r.asked).toEqual(['files.test']);
     // Without the CA the certificate is not trusted: a failure, not a silent downgrade.
-    const untrusted = await failure(egressFetch(`https://files.test:${tlsPort}/ok`, { resolve: r.resolve, allowLoopback: true }));
+    const untrusted = await rejection(egressFetch(`https://files.test:${tlsPort}/ok`, { resolve: r.resolve, allowLoopback: true }));
     expect(untrusted.code).toBe('EGRESS_FAILED');
     // Plain http with the switch goes to loopback only: a name resolving elsewhere is refused before any connection.
-    const elsewhere = await failure(egressFetch(`http://files.test:${port}/ok`, { resolve: resolver(['8.8.8.8']).resolve, allowLoopback: true }));
+    const elsewhere = await rejection(egressFetch(`http://files.test:${port}/ok`, { resolve: resolver(['8.8.8.8']).resolve, allowLoopback: true }));
     expect(elsewhere.code).toBe('EGRESS_REFUSED');
     const pinned = await egressFetch(`http://files.test:${port}/ok`, { resolve: resolver(['127.0.0.1']).resolve, allowLoopback: true });
     expect(pinned.body.toString()).toBe(`hello GET files.test:${port}`);
@@ -195,7 +187,7 @@ describe('egressFetch: the outbound client', () => {
 
   it('[A2A-ATTACH-04] never follows a redirect: a 3xx answer is refused and its target is not asked', async () => {
     const before = plain.hits.filter((h) => h === '/ok').length;
-    const err = await failure(dev('/redirect'));
+    const err = await rejection(dev('/redirect'));
     expect(err.code).toBe('EGRESS_REFUSED');
     expect(err.message).toMatch(/answered 302 \(a redirect\): redirects are not followed/);
     expect(plain.hits.filter((h) => h === '/ok').length).toBe(before);
@@ -207,7 +199,7 @@ describe('egressFetch: the outbound client', () => {
       expect(at.body.length, route).toBe(MiB);
       // The buffer is the caller's own: it can be moved to a worker thread.
       expect(at.body.byteOffset === 0 && at.body.buffer.byteLength === MiB, route).toBe(true);
-      const over = await failure(dev(`${route}?n=${MiB + 1}`, { maxBytes: MiB }));
+      const over = await rejection(dev(`${route}?n=${MiB + 1}`, { maxBytes: MiB }));
       expect([over.code, over.message], route).toEqual(['EGRESS_TOO_LARGE', `the response of http://127.0.0.1:${port} is larger than ${MiB} bytes, the limit here`]);
     }
     const empty = await dev('/sized?n=0');
@@ -216,7 +208,7 @@ describe('egressFetch: the outbound client', () => {
 
   it('[A2A-ATTACH-04] aborts a streamed body at the cap instead of reading the rest', async () => {
     const n = 64 * MiB;
-    const err = await failure(dev(`/chunked?n=${n}`, { maxBytes: MiB }));
+    const err = await rejection(dev(`/chunked?n=${n}`, { maxBytes: MiB }));
     expect(err.code).toBe('EGRESS_TOO_LARGE');
     // The server sees its connection closed before it could write the 64 MiB.
     await expect.poll(() => plain.closedEarly.includes('/chunked'), { timeout: 5000 }).toBe(true);
@@ -225,7 +217,7 @@ describe('egressFetch: the outbound client', () => {
   it('[A2A-ATTACH-04] gives up after timeoutMs: no answer, or a body that never ends', async () => {
     for (const route of ['/silent', '/drip']) {
       const t = performance.now();
-      const err = await failure(dev(route, { timeoutMs: 400 }));
+      const err = await rejection(dev(route, { timeoutMs: 400 }));
       const took = performance.now() - t;
       expect([err.code, err.message], route).toEqual(['EGRESS_TIMEOUT', `http://127.0.0.1:${port} did not answer within 0.4 s`]);
       expect(took, route).toBeGreaterThanOrEqual(350);
@@ -243,7 +235,7 @@ describe('egressFetch: the outbound client', () => {
     const closed = http.createServer();
     const free = await listen(closed);
     await new Promise((r) => closed.close(r));
-    const err = await failure(egressFetch(`http://127.0.0.1:${free}/`, { allowLoopback: true }));
+    const err = await rejection(egressFetch(`http://127.0.0.1:${free}/`, { allowLoopback: true }));
     expect(err.code).toBe('EGRESS_FAILED');
     expect(err.message).toMatch(/ECONNREFUSED/);
   });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT } from '../../edge/a2a/index.ts';
 import { MAX_ATTACHMENT_BYTES, readAttachments } from '../../runtime/agents/attachments.ts';
 import { agentHost, bearer, recordingBackend, task } from '../helpers/a2a.ts';
+import { whileBystanderWaits } from '../helpers/bystander.ts';
 import { mustRun } from '../helpers/env.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import type { DriverName } from '../helpers/store.ts';
@@ -45,30 +45,6 @@ describe.each(drivers)('A2A bodies of 28 MiB on %s do not stall the node', (driv
     return (await res.body.json()) as { result?: unknown; error?: { message: string } };
   };
 
-  /** Times another tenant's requests, one after another, until `work` settles. */
-  async function whileBystanderWaits<T>(work: () => Promise<T>) {
-    const latencies: number[] = [];
-    let done = false;
-    const loop = (async () => {
-      while (!done) {
-        const t = performance.now();
-        const res = await p.call('GET', '/v1/capabilities?limit=5', { headers: { authorization: `Bearer ${bystander}` } });
-        latencies.push(performance.now() - t);
-        expect(res.status).toBe(200);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-    loopDelay.enable();
-    try {
-      return { result: await work(), latencies, loopDelayMaxMs: loopDelay.max / 1e6 };
-    } finally {
-      done = true;
-      loopDelay.disable();
-      await loop;
-    }
-  }
-
   // Retries as in hostile-input.test.ts: a shared machine's scheduler can delay one request now and then; a stall
   // the bodies cause fails every attempt.
   it('[A2A-ATTACH-02] three bodies at the 28 MiB cap, each a 20 MiB file, are read, decoded and stored while a bystander tenant is served within 100 ms', { timeout: 240_000, retry: 2 }, async () => {
@@ -78,7 +54,7 @@ describe.each(drivers)('A2A bodies of 28 MiB on %s do not stall the node', (driv
     await p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${bystander}` } });
     expect((await sendA2a(body(randomBytes(512 * 1024)))).result).toBeDefined();
     const before = stored;
-    const { result, latencies, loopDelayMaxMs } = await whileBystanderWaits(async () => {
+    const { result, latencies, loopDelayMaxMs } = await whileBystanderWaits(p, bystander, async () => {
       const answers = [];
       for (const b of bodies) answers.push(await sendA2a(b));
       return answers;
