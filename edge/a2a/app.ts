@@ -33,11 +33,11 @@ export interface A2aAppOptions {
 
 /**
  * The largest request body: a file of 20 MiB (spec §8) inline as a base64 `raw` part is 27,962,028 characters, with
- * room beside it for the envelope and other parts. What such a body costs the node's thread is kept in slices under
- * the ~50 ms budget of DESIGN §5 (measured on a quiet machine): receiving it arrives in socket-sized chunks; it is
- * parsed in the task pool (json-body.ts) after its caller was admitted; its long strings come back as bytes and
- * become strings again in one copy (~15 ms for 27 MiB); the params check (a linear base64 character class, ~25 ms
- * for 27 MiB) runs on the next turn of the event loop; the runtime decodes and stores attachments in slices
+ * room beside it for the envelope and other parts. Such a body must not hold the node's thread past the ~50 ms of
+ * DESIGN §5, so nothing of it is done in one piece there: it is read into one buffer as it arrives (read-body.ts), parsed
+ * in the task pool once its caller is admitted (json-body.ts), where its long strings are also found to be base64 or
+ * not; they come back as bytes and become strings in one copy each (about 15 ms for 27 MiB), the params check takes
+ * those base64 verdicts instead of scanning them again, and the runtime decodes and stores attachments in slices
  * (runtime/agents/attachments.ts).
  */
 export const BODY_LIMIT = 28 * 1024 * 1024;

@@ -44,7 +44,10 @@ export interface Attachment {
   size: number;
   /** As sent; for a url part without one, the last segment of the URL's path; else null. */
   filename: string | null;
-  /** As sent; else the media type the server gave a url part, or the image type the bytes show; else application/octet-stream. */
+  /**
+   * As sent; else the media type the server gave a url part; else application/octet-stream. Bytes declared as nothing
+   * more specific than application/octet-stream (or not at all) that carry an image signature get the image's type.
+   */
   mediaType: string;
   /** For images: pixels. */
   width?: number;
