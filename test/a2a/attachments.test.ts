@@ -10,6 +10,7 @@ import { BASE64 } from '../../edge/a2a/protojson.ts';
 import { MAX_ATTACHMENT_BYTES, readAttachments, type Attachment } from '../../runtime/agents/attachments.ts';
 import { a2aCall, agentHost, bearer, recordingBackend, request, task } from '../helpers/a2a.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { png } from '../helpers/images.ts';
 
 /**
  * Attachments through the real agent gateway: a backend that reads the message's attachments as the agent runtime
@@ -19,16 +20,6 @@ import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** The header of a PNG of w x h pixels. */
-function png(w: number, h: number): Buffer {
-  const b = Buffer.alloc(8 + 25);
-  b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(w, 16);
-  b.writeUInt32BE(h, 20);
-  return b;
-}
 
 const send = (parts: unknown[], id: string | number = 1) => request('SendMessage', { message: { messageId: `m-${id}`, role: 'ROLE_USER', parts } }, id);
 
