@@ -8,7 +8,7 @@ import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
-import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, type AgentGateway } from './agents/index.ts';
+import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, readAttachments, type AgentGateway } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
 import { PlatformError } from './core/errors/index.ts';
 import { createPushConfigs, type PushConfigs } from './push/index.ts';
@@ -193,6 +193,7 @@ export async function createServices(opts: {
     // The same lane and cost as the model-turn effect: a tenant's first turns queue behind its own work only.
     firstTurn: (input, signal, user) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal, user), MODEL_TURN_COST),
     recordMessage: steps.recordMessage,
+    attachments: (parts, caller) => readAttachments(parts, { store, tasks, config, accountId: caller.accountId, signal: caller.signal }),
     now,
     maxSteps: config.agentMaxSteps,
   });

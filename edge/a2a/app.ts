@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, ttlCache, type Services } from '../../runtime/index.ts';
@@ -11,6 +13,7 @@ import { wireErrorOf, type WireError } from './errors.ts';
 import { INLINE_BYTES, MAX_VALUES, parseJsonBody, restoreLifted, type ParsedBody, type ParsedInWorker } from './json-body.ts';
 import { checked, checkFrame, endsStream, METHODS, methodOf, runMethod } from './methods.ts';
 import { checkVersion, extensionsEcho, negotiateExtensions } from './negotiation.ts';
+import { declaredLength, readBody } from './read-body.ts';
 import type { StreamResponse } from './schemas.ts';
 
 declare module 'fastify' {
@@ -29,19 +32,26 @@ export interface A2aAppOptions {
 }
 
 /**
- * The largest request body, as on the MCP gateway. Bodies of tens of megabytes would hold the node's thread for
- * hundreds of milliseconds (measured here: receiving 28 MB ~100 ms, making one 28 MB string ~85 ms, parsing it
- * 120-260 ms), against the ~50 ms budget of DESIGN §5; so an inline `raw` part carries up to about 3 MiB, and larger
- * files (up to the spec's 20 MiB) come as `url` parts, which the runtime fetches through the egress policy.
+ * The largest request body: a file of 20 MiB (spec §8) inline as a base64 `raw` part is 27,962,028 characters, with
+ * room beside it for the envelope and other parts. Such a body must not hold the node's thread past the ~50 ms of
+ * DESIGN §5, so nothing of it is done in one piece there: it is read into one buffer as it arrives (read-body.ts), parsed
+ * in the task pool once its caller is admitted (json-body.ts), where its long strings are also found to be base64 or
+ * not; they come back as bytes and become strings in one copy each (10-30 ms for 27 MiB measured here), the params check takes
+ * those base64 verdicts instead of scanning them again, and the runtime decodes and stores attachments in slices
+ * (runtime/agents/attachments.ts).
  */
-export const BODY_LIMIT = 4 * 1024 * 1024;
+export const BODY_LIMIT = 28 * 1024 * 1024;
+/** Restored strings past this size make the rest of the request wait for the next turn of the event loop. */
+const YIELD_AFTER_BYTES = 1024 * 1024;
 const JSON_TYPES = ['application/json', 'application/a2a+json'];
 const JSON_BODY = new URL('./json-body.ts', import.meta.url);
-/** Parsing 4 MiB takes a few tens of milliseconds; a worker that needs seconds is stopped. */
+/** Parsing 28 MiB takes a few hundred milliseconds in a worker; one that needs seconds is stopped. */
 const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'A2A_BODY_TOO_LARGE' } as const;
 
 /** A body as the content-type parsers leave it: parsed when small, bytes to parse after admission otherwise. */
 type Body = ParsedBody | { ok: false; reason: 'media_type' } | { ok: 'later'; bytes: Buffer };
+
+const bodyTooLarge = () => new PlatformError('A2A_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (28 MiB): files of up to 20 MiB fit inline as raw parts`);
 
 function sendError(reply: FastifyReply, wire: WireError, id: RpcId | null) {
   for (const [k, v] of Object.entries(wire.headers)) reply.header(k, v);
@@ -76,14 +86,20 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
   // Bad JSON and other media types are the protocol's own errors (-32700, -32005), answered after admission. A small
   // body is parsed on arrival (so even a refusal can echo its id); a large one only once its caller is admitted.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
-    const bytes = body as Buffer;
-    done(null, (bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes }) satisfies Body);
+  // Bodies are read by read-body.ts, not by Fastify's reader, which joins a large body in one copy at its end.
+  const read = (request: FastifyRequest, payload: NodeJS.ReadableStream, keep: boolean) =>
+    readBody(payload as Readable, { length: declaredLength(request.headers['content-length']), limit: BODY_LIMIT, keep, tooLarge: bodyTooLarge });
+  app.addContentTypeParser(JSON_TYPES, async (request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Body> => {
+    const bytes = (await read(request, payload, true))!;
+    return bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes };
   });
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, _body, done) => done(null, { ok: false, reason: 'media_type' } satisfies Body));
+  app.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Body> => {
+    await read(request, payload, false);
+    return { ok: false, reason: 'media_type' };
+  });
 
   /** The parsed body of an admitted request: a large one in the task pool, in the lane of the agent's account. */
-  async function parsed(body: Body | undefined, accountId: string, signal: AbortSignal): Promise<unknown> {
+  async function parsed(body: Body | undefined, accountId: string, signal: AbortSignal, base64: string[]): Promise<unknown> {
     if (!body || (body.ok === false && body.reason === 'media_type')) {
       throw new PlatformError('A2A_CONTENT_TYPE_NOT_SUPPORTED', 'Content type not supported: POST JSON-RPC requests with Content-Type: application/json');
     }
@@ -92,7 +108,12 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
       const b = body.bytes;
       const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
       const w = await services.tasks.run<ParsedInWorker>(JSON_BODY, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, signal, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
-      if (w.ok) return restoreLifted(w);
+      if (w.ok) {
+        const value = restoreLifted(w, base64);
+        // Megabytes of strings were just made: the rest of the request waits for the next turn of the loop.
+        if (w.bytes.length >= YIELD_AFTER_BYTES) await setImmediate();
+        return value;
+      }
       r = w;
     } else r = body;
     if (r.ok) return r.value;
@@ -112,7 +133,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
     let e: unknown = err;
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new PlatformError('A2A_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (4 MiB): send large files as url parts`);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = bodyTooLarge();
     else if (!isPlatformError(err) && err.statusCode && err.statusCode < 500) e = new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`);
     const wire = wireErrorOf(e);
     if (wire.internal) request.log.error({ err }, 'a2a request failed');
@@ -147,7 +168,9 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     const abort = new AbortController();
     reply.raw.on('close', () => reply.raw.writableFinished || abort.abort());
     try {
-      const value = await parsed(request.body as Body | undefined, agent.accountId, abort.signal);
+      // Long strings the worker found to be base64: the params check does not scan them again.
+      const base64: string[] = [];
+      const value = await parsed(request.body as Body | undefined, agent.accountId, abort.signal, base64);
       id = readableId(value);
       const req = readEnvelope(value);
       checkVersion(request.headers, request.query);
@@ -155,7 +178,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
       for (const [k, v] of Object.entries(extensionsEcho(extensions))) reply.header(k, v);
       const method = methodOf(req.method);
       const ctx: A2aCallContext = { ...caller, extensions, signal: abort.signal };
-      const outcome = await runMethod(method, req.params, ctx, { backend, card: cardOf(request) });
+      const outcome = await runMethod(method, req.params, ctx, { backend, card: cardOf(request), base64 });
       if (outcome.kind === 'result') {
         const spec = METHODS[method];
         const result = 'result' in spec ? checked(spec.result, outcome.result, `${method} result`, log) : outcome.result;

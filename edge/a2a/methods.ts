@@ -102,8 +102,14 @@ const CALLS: { [M in TaskMethod]: (b: A2aBackend, params: ParamsOf<M>, ctx: A2aC
 };
 
 /** Reads a method's params and runs it against the backend (or answers it at the edge: the card, no runtime). */
-export async function runMethod(method: MethodName, rawParams: unknown, ctx: A2aCallContext, deps: { backend: A2aBackend | undefined; card: AgentCard }): Promise<Outcome> {
-  const params = readParams(METHODS[method].params, rawParams);
+export async function runMethod(
+  method: MethodName,
+  rawParams: unknown,
+  ctx: A2aCallContext,
+  /** `base64`: long strings of the params already found to be base64 (see readParams). */
+  deps: { backend: A2aBackend | undefined; card: AgentCard; base64?: readonly string[] },
+): Promise<Outcome> {
+  const params = readParams(METHODS[method].params, rawParams, deps.base64 ? { base64: deps.base64 } : {});
   const b = deps.backend;
   if (method === 'GetExtendedAgentCard') return result(b?.getExtendedAgentCard ? await b.getExtendedAgentCard(ctx) : deps.card);
   if (!b) throw new PlatformError('A2A_UNSUPPORTED_OPERATION', `Unsupported operation: ${method}: ${NO_RUNTIME}`);

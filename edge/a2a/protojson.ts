@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
+import { Format } from 'typebox/format';
 import { PlatformError } from '../../runtime/index.ts';
 
 /**
@@ -91,7 +92,6 @@ function normalize(node: Node, value: unknown, path: () => string): unknown {
 const ARTICLE: Record<string, string> = { object: 'an object', array: 'an array', string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean' };
 const PATTERN_MEANS: Record<string, string> = {
   '^[^\\u0000]*$': 'must not contain NUL characters',
-  '^[A-Za-z0-9+/_-]*={0,2}$': 'must be base64',
   '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$': 'must be an RFC 3339 timestamp',
 };
 
@@ -138,6 +138,8 @@ function describe(root: Node, e: SchemaError): string {
     }
     case 'pattern':
       return `${at} ${PATTERN_MEANS[node.pattern ?? ''] ?? 'has the wrong form'}`;
+    case 'format':
+      return `${at} ${e.params.format === 'byte' ? 'must be base64' : `must be a ${String(e.params.format)}`}`;
     case 'minLength':
     case 'minItems':
       return e.params.limit === 1 ? `${at} must not be empty` : `${at} ${e.message}`;
@@ -147,6 +149,16 @@ function describe(root: Node, e: SchemaError): string {
 }
 
 // Compiled checks ---------------------------------------------------------------------------------------------
+
+/** ProtoJSON bytes: standard or URL-safe base64, padded or not. A character class: linear on any input. */
+export const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/**
+ * Long strings already found to be base64 while their body was parsed in a worker (json-body.ts): the check of the
+ * `byte` format takes them as they are, the same strings (not copies), instead of running the character class over
+ * tens of megabytes on the node's thread again. Set only for the length of one synchronous `readParams`.
+ */
+let vouched: readonly string[] = [];
+Format.Set('byte', (value: string) => (vouched.length > 0 && vouched.includes(value)) || BASE64.test(value));
 
 const compiled = new WeakMap<TSchema, Validator>();
 function validator(schema: TSchema): Validator {
@@ -159,13 +171,18 @@ function validator(schema: TSchema): Validator {
  * The params of a method in the one internal shape, or -32602. A method without params reads them as `{}`; params
  * by position (an array) are not part of A2A.
  */
-export function readParams<T extends TSchema>(schema: T, params: unknown): Static<T> {
+export function readParams<T extends TSchema>(schema: T, params: unknown, opts: { base64?: readonly string[] } = {}): Static<T> {
   if (params !== undefined && !isObject(params)) throw invalid('params must be an object');
   const value = normalize(schema as unknown as Node, params ?? {}, () => 'params');
   const check = validator(schema);
-  if (check.Check(value)) return value as Static<T>;
-  const first = check.Errors(value)[0] as unknown as SchemaError | undefined;
-  throw invalid(first ? describe(schema as unknown as Node, first) : 'params do not match the method');
+  vouched = opts.base64 ?? [];
+  try {
+    if (check.Check(value)) return value as Static<T>;
+    const first = check.Errors(value)[0] as unknown as SchemaError | undefined;
+    throw invalid(first ? describe(schema as unknown as Node, first) : 'params do not match the method');
+  } finally {
+    vouched = [];
+  }
 }
 
 /** Whether a value the agent runtime produced is a correct wire shape; the first problem when it is not. */

@@ -51,15 +51,14 @@ const Struct = (description: string) => Type.Record(Type.String(), Type.Unknown(
 /** RFC 3339, as ProtoJSON writes a google.protobuf.Timestamp. */
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$';
 const UTC_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';
-/** ProtoJSON bytes: standard or URL-safe base64, padded or not. A character class: linear on any input. */
-const BASE64 = '^[A-Za-z0-9+/_-]*={0,2}$';
 
 // Records (spec §2, A2A records) ---------------------------------------------------------------------------------
 
 export const PartSchema = closed(
   {
     text: Type.Optional(Type.String()),
-    raw: Type.Optional(Type.String({ pattern: BASE64, description: 'Bytes, base64' })),
+    // ProtoJSON bytes: standard or URL-safe base64, padded or not (the `byte` format, checked by protojson.ts).
+    raw: Type.Optional(Type.String({ format: 'byte', description: 'Bytes, base64' })),
     url: Type.Optional(Type.String({ minLength: 1 })),
     data: Type.Optional(Type.Unknown({ freeform: true, description: 'Any JSON value' })),
     filename: Type.Optional(Type.String()),

@@ -4,11 +4,12 @@ import type { ActorSystem } from '../core/actor-host/index.ts';
 import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
 import { runFrames, type Follow } from './run-stream.ts';
-import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun } from './run-start.ts';
+import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun, type RunStartDeps } from './run-start.ts';
 import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
 
 export interface AgentGatewayDeps {
   store: Pick<Store, 'agentTasks' | 'agentThreads'>;
+  attachments: RunStartDeps['attachments'];
   actors: Pick<ActorSystem, 'create' | 'ask'>;
   follow: Follow;
   /** A run's first model turn, taken in the request (in the account's lane): see agentSteps().firstTurn. */

@@ -4,3 +4,4 @@ export { agentToolSource, agentToolName, delegatedCall, MAX_AGENT_TOOL_MESSAGE, 
 export { agentTaskProjection, taskKey, taskView } from './task-views.ts';
 export { modelMessages, partsText, HISTORY_WINDOW } from './thread-history.ts';
 export type * from './a2a-shapes.ts';
+export { readAttachments, MAX_ATTACHMENT_BYTES, MAX_IMAGE_SIDE, type Attachment, type AttachmentDeps } from './attachments.ts';

@@ -3,7 +3,8 @@ import { agentTaskAddressOf, type AgentTaskInput, type ToolCallPlan } from '../.
 import type { AgentScope, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
-import { TERMINAL, type A2aCaller, type A2aMessage, type A2aSendParams } from './a2a-shapes.ts';
+import { TERMINAL, type A2aCaller, type A2aMessage, type A2aPart, type A2aSendParams } from './a2a-shapes.ts';
+import type { Attachment } from './attachments.ts';
 import { taskKey } from './task-views.ts';
 
 export interface StartedRun {
@@ -15,6 +16,8 @@ export interface StartedRun {
 
 export interface RunStartDeps {
   store: Pick<Store, 'agentTasks' | 'agentThreads'>;
+  /** Stores a message's raw and url parts by hash, with their limits (attachments.ts); the thread keeps the hashes. */
+  attachments: (parts: readonly A2aPart[], caller: A2aCaller) => Promise<Attachment[]>;
   actors: Pick<ActorSystem, 'create'>;
   now: () => number;
   maxSteps: number;
@@ -66,7 +69,8 @@ export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, call
   const taskId = m.taskId ?? randomUUID();
   const newThread = contextId === undefined;
   contextId ??= randomUUID();
-  const message: A2aMessage = { ...m, contextId, taskId };
+  const stored = await deps.attachments(m.parts, caller);
+  const message: A2aMessage = { ...m, parts: keptParts(m.parts, stored), contextId, taskId };
   const run: PreparedRun = {
     scope,
     thread: threadScopeOf(caller),
@@ -122,6 +126,22 @@ export async function launchRun(
     await deps.store.agentTasks.release(run.scope, run.taskId).catch(() => {});
     throw err;
   }
+}
+
+/**
+ * The parts as the thread keeps them: an inline file becomes a data part naming its stored bytes (`attachment`:
+ * sha256, size, and an image's dimensions), a url part keeps its url with the same facts in its metadata. Histories
+ * stay small, and the bytes are read by hash where they are needed.
+ */
+function keptParts(parts: A2aPart[], stored: Attachment[]): A2aPart[] {
+  const byPart = new Map(stored.map((a) => [a.part, a]));
+  return parts.map((p, i) => {
+    const a = byPart.get(i);
+    if (!a) return p;
+    const facts = { sha256: a.hash, size: a.size, ...(a.width !== undefined ? { width: a.width, height: a.height } : {}) };
+    const named = { ...(a.filename !== null ? { filename: a.filename } : {}), mediaType: a.mediaType };
+    return a.kind === 'raw' ? { data: { attachment: facts }, ...named } : { url: p.url!, ...named, metadata: { ...p.metadata, attachment: facts } };
+  });
 }
 
 const reserve = (deps: RunStartDeps, run: PreparedRun) =>

@@ -19,8 +19,7 @@ interface StoredPart {
   url?: string;
   filename?: string;
   mediaType?: string;
-  /** Set when the runtime stored the part's bytes (an attachment): what the model is told of it. */
-  attachment?: { hash: string; size: number };
+  metadata?: Record<string, unknown>;
 }
 
 /** How much of a thread the model reads: its last records (older ones fall out of the window). */
@@ -31,8 +30,9 @@ export function partsText(parts: readonly StoredPart[]): string {
   return parts
     .map((p) => {
       if (typeof p.text === 'string') return p.text;
-      if (p.data !== undefined) return JSON.stringify(p.data);
-      const size = p.attachment ? `, ${p.attachment.size} bytes` : '';
+      const stored = (p.data as { attachment?: { size: number } } | undefined)?.attachment ?? (p.metadata?.attachment as { size: number } | undefined);
+      if (p.data !== undefined && !stored) return JSON.stringify(p.data);
+      const size = stored ? `, ${stored.size} bytes` : '';
       return `[attachment ${p.filename ?? (p.url ? p.url : 'unnamed')} (${p.mediaType ?? 'application/octet-stream'}${size})]`;
     })
     .join('\n');

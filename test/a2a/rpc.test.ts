@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METHOD_NAMES } from '../../edge/a2a/index.ts';
+import { BODY_LIMIT, METHOD_NAMES } from '../../edge/a2a/index.ts';
 import { a2aCall, bearer, request } from '../helpers/a2a.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
@@ -175,8 +175,8 @@ describe('agent gateway JSON-RPC envelope and methods (no agent runtime on this 
     expect(bad.status).toBeLessThan(500);
   });
 
-  it('[A2A-RPC-12] a body past 4 MiB is refused with 413 and a JSON-RPC body', async () => {
-    const res = await call('x'.repeat(4 * 1024 * 1024 + 1));
+  it('[A2A-RPC-12] a body past 28 MiB is refused with 413 and a JSON-RPC body', async () => {
+    const res = await call('x'.repeat(BODY_LIMIT + 1));
     expect(res.status).toBe(413);
     expect(res.json.error.data[0].metadata.code).toBe('A2A_BODY_TOO_LARGE');
   });

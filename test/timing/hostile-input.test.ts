@@ -1,7 +1,7 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { request, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { versionOutcome } from '../../runtime/index.ts';
+import { whileBystanderWaits as bystanderTimes } from '../helpers/bystander.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 import { mustRun } from '../helpers/env.ts';
 import { npack } from '../helpers/npack.ts';
@@ -39,28 +39,7 @@ describe.each(drivers)('hostile uploads on %s do not stall the node', (driver) =
   };
 
   /** Times another tenant's requests, one after another, until `work` settles; its result and their latencies. */
-  async function whileBystanderWaits<T>(work: () => Promise<T>) {
-    const latencies: number[] = [];
-    let done = false;
-    const loop = (async () => {
-      while (!done) {
-        const t = performance.now();
-        const res = await p.call('GET', '/v1/capabilities?limit=5', { headers: { authorization: `Bearer ${bystander}` } });
-        latencies.push(performance.now() - t);
-        expect(res.status).toBe(200);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-    loopDelay.enable();
-    try {
-      return { result: await work(), latencies, loopDelayMaxMs: loopDelay.max / 1e6 };
-    } finally {
-      done = true;
-      loopDelay.disable();
-      await loop;
-    }
-  }
+  const whileBystanderWaits = <T>(work: () => Promise<T>) => bystanderTimes(p, bystander, work);
 
   // Up to two retries: on a small shared machine the OS or the database server can delay one request by a scheduler
   // slice now and then; a stall that the hostile input causes (the seconds this test was written against) fails every

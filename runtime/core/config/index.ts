@@ -29,6 +29,8 @@ export interface PlatformConfig {
   pluginPrivateNetwork: boolean;
   /** Development only: push receivers on loopback are admitted, over plain http too. */
   pushAllowLoopback: boolean;
+  /** Development and tests only: egressFetch may reach loopback addresses, over plain http too. */
+  egressAllowLoopback: boolean;
   mcpCallPrice: number;
   mcpRequestRate: number;
   mcpInitializeRate: number;
@@ -83,6 +85,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_DEFAULT_MODEL', default: 'scripted/demo', description: 'Model of an agent created without `--model` (`provider/model`)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
   { env: 'PLATFORM_PUSH_ALLOW_LOOPBACK', default: 'false', description: 'Development and tests only: admit A2A push receivers on loopback (`localhost`, 127.0.0.0/8, `::1`), over plain `http` too (`true` or `false`)' },
+  { env: 'PLATFORM_EGRESS_ALLOW_LOOPBACK', default: 'false', description: "Development and tests only: let the platform's outbound requests for tenants (attachment `url` parts, ...) reach loopback addresses, over plain http too; other private ranges stay refused (`true` or `false`)" },
 ];
 
 export class ConfigError extends Error {
@@ -131,6 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (privateNetwork !== 'true' && privateNetwork !== 'false') problems.push(`PLATFORM_PLUGIN_PRIVATE_NETWORK=${JSON.stringify(privateNetwork)}: expected true or false`);
   const pushLoopback = str('PLATFORM_PUSH_ALLOW_LOOPBACK', 'false');
   if (pushLoopback !== 'true' && pushLoopback !== 'false') problems.push(`PLATFORM_PUSH_ALLOW_LOOPBACK=${JSON.stringify(pushLoopback)}: expected true or false`);
+  const egressLoopback = str('PLATFORM_EGRESS_ALLOW_LOOPBACK', 'false');
+  if (egressLoopback !== 'true' && egressLoopback !== 'false') problems.push(`PLATFORM_EGRESS_ALLOW_LOOPBACK=${JSON.stringify(egressLoopback)}: expected true or false`);
   const modelProviders: PlatformConfig['modelProviders'] = [];
   for (const entry of str('PLATFORM_MODEL_PROVIDERS', '').split(',').map((e) => e.trim()).filter(Boolean)) {
     const at = entry.indexOf('=');
@@ -177,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workspacesDir: path.resolve(cwd, str('PLATFORM_WORKSPACES_DIR', path.join(str('PLATFORM_DATA_DIR', './.platform'), 'workspaces'))),
     pluginPrivateNetwork: privateNetwork === 'true',
     pushAllowLoopback: pushLoopback === 'true',
+    egressAllowLoopback: egressLoopback === 'true',
     mcpCallPrice: int('PLATFORM_MCP_CALL_PRICE', 1, 0, 1_000_000),
     mcpRequestRate: int('PLATFORM_MCP_REQUEST_RATE', 600, 1, 1_000_000_000),
     mcpInitializeRate: int('PLATFORM_MCP_INITIALIZE_RATE', 60, 1, 1_000_000_000),

@@ -106,12 +106,18 @@ export const ERRORS = {
   // Identity
   IDENTITY_DELEGATION_INVALID: e('invalid', 'the agent token cannot be minted for this chain', 'Name an agent of the account and at most five actors, each a live member of the account.'),
 
+  // Egress: the platform's outbound requests on a tenant's behalf (runtime/core/egress)
+  EGRESS_REFUSED: e('invalid', 'the egress policy refused the outbound request', 'Use an https URL of a public host: loopback, private, link-local and metadata addresses (also behind a name that resolves to one), credentials in the URL and redirects are refused.'),
+  EGRESS_TOO_LARGE: e('too_large', 'the response is larger than allowed', 'Serve a smaller response: the message names the limit.'),
+  EGRESS_TIMEOUT: e('unavailable', 'the remote host did not answer in time', 'Make the host answer within the time the message names (10 s unless said otherwise), or retry later.'),
+  EGRESS_FAILED: e('unavailable', 'the outbound request failed', 'Check that the host is reachable from the platform: its name resolves, it accepts connections, its TLS certificate is valid.'),
+
   // Agent gateways (A2A 1.0): the agent runtime raises the task codes, the A2A surface the others; edge/a2a/errors.ts
   // maps each to its HTTP status, JSON-RPC code and ErrorInfo reason
   A2A_UNKNOWN_AGENT: e('not_found', 'no agent at this host', 'Use the host agent-{handle}.<domain> of an existing agent.'),
   A2A_ROUTE_NOT_FOUND: e('not_found', 'no such route on the agent gateway', 'Fetch GET /.well-known/agent-card.json, or POST JSON-RPC to / (or /stream).'),
   A2A_METHOD_NOT_ALLOWED: e('invalid', 'JSON-RPC requests are POSTed', 'POST the JSON-RPC request to / (or /stream).'),
-  A2A_BODY_TOO_LARGE: e('too_large', 'the request body is too large', 'Keep a request at or under 4 MiB: send files larger than about 3 MiB as url parts (up to 20 MiB).'),
+  A2A_BODY_TOO_LARGE: e('too_large', 'the request body is too large', 'Keep a request at or under 28 MiB: a file of up to 20 MiB fits inline as a raw part (base64), or send it as a url part.'),
   A2A_BAD_REQUEST: e('invalid', 'the HTTP request could not be read', 'Send a well-formed HTTP request with a JSON body.'),
   A2A_CREDENTIAL_MISSING: e('unauthenticated', 'missing credential: send Authorization: Bearer <API key or agent token>', 'Send a service principal\'s API key (ak-...) or an agent token as Authorization: Bearer.'),
   A2A_CREDENTIAL_INVALID: e('unauthenticated', 'invalid credential', 'Send a live API key of the agent\'s account, or an unexpired agent token whose audience names this agent and whose chain is live.'),
@@ -135,6 +141,10 @@ export const ERRORS = {
   A2A_EXTENDED_CARD_NOT_CONFIGURED: e('not_found', 'no extended agent card is configured', 'Use the public card at /.well-known/agent-card.json.'),
   A2A_EXTENSION_REQUIRED: e('invalid', 'the agent requires an extension the client did not request', 'Request the extension in the A2A-Extensions header.'),
   A2A_VERSION_NOT_SUPPORTED: e('invalid', 'this A2A protocol version is not supported', 'Send A2A-Version: 1.0 (or omit it): the gateway speaks A2A 1.0 only.'),
+  A2A_ATTACHMENT_TOO_LARGE: e('invalid', 'an attachment is larger than 20 MiB', 'Send files of at most 20 MiB (20971520 bytes) each, as raw or url parts.'),
+  A2A_ATTACHMENT_FETCH_FAILED: e('invalid', "a url part could not be fetched through the platform's egress policy", 'Use an https URL of a public host that answers 2xx within 10 s, without a redirect.'),
+  A2A_IMAGE_TOO_LARGE: e('invalid', 'an image is larger than 4096 x 4096 pixels', 'Scale the image to at most 4096 pixels wide and 4096 pixels tall.'),
+  A2A_IMAGE_UNREADABLE: e('invalid', 'the dimensions of an image part cannot be read', 'Send PNG, JPEG, GIF, WebP, BMP, TIFF, AVIF/HEIF or SVG, or give bytes that are no image another media type.'),
 
   // OAuth authorization servers of the MCP gateways (the wire `error` is the code without its prefix, lowercased)
   OAUTH_INVALID_REQUEST: e('invalid', 'invalid_request', 'Send the parameters the message names.'),

@@ -1,1 +1,2 @@
 export { createTaskPool, type TaskPool, type TaskLimits, type TaskOptions } from './task-pool.ts';
+export { joinInSlices, SLICE_BYTES } from './slices.ts';
