@@ -84,7 +84,8 @@ describe('platform admin on the embedded database', () => {
       again.child.kill('SIGINT');
       expect(await again.stopped).toBe(0);
     }
-  }, 120_000);
+  // About twenty CLI processes in a row, each loading the runtime: minutes on a busy two-core machine.
+  }, 240_000);
 
   it('answers usage errors with exit 2 and unknown ids with ADMIN_NOT_FOUND', async () => {
     expect((await runCli(['admin', 'account', 'create'], env)).code).toBe(2);
