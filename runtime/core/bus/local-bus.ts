@@ -12,7 +12,12 @@ interface Responder {
  * behaves the same on the NATS bus (no shared references, no non-JSON values).
  */
 export function createLocalBus(): Bus {
-  const subs = new Set<{ subject: string; handler: (data: unknown, subject: string) => void }>();
+  type Sub = { subject: string; handler: (data: unknown, subject: string) => void };
+  // Exact subjects by name, wildcard patterns apart: a publish costs its own subscribers and the few patterns, not a
+  // match against every subscription (each waiting A2A call holds two of them).
+  const exact = new Map<string, Set<Sub>>();
+  const patterns = new Set<Sub>();
+  const isPattern = (subject: string) => subject.split('.').some((t) => t === '*' || t === '>');
   const responders = new Set<Responder>();
   let turn = 0;
   let closed = false;
@@ -22,8 +27,9 @@ export function createLocalBus(): Bus {
     publish(subject, data) {
       if (closed) return;
       const payload = JSON.stringify(data ?? null);
-      for (const s of [...subs]) {
-        if (!subjectMatches(s.subject, subject)) continue;
+      const matching = [...(exact.get(subject) ?? [])];
+      for (const s of patterns) if (subjectMatches(s.subject, subject)) matching.push(s);
+      for (const s of matching) {
         queueMicrotask(() => {
           try {
             s.handler(JSON.parse(payload), subject);
@@ -34,9 +40,18 @@ export function createLocalBus(): Bus {
       }
     },
     subscribe(subject, handler): Unsubscribe {
-      const s = { subject, handler };
-      subs.add(s);
-      return () => void subs.delete(s);
+      const s: Sub = { subject, handler };
+      if (isPattern(subject)) {
+        patterns.add(s);
+        return () => void patterns.delete(s);
+      }
+      let set = exact.get(subject);
+      if (!set) exact.set(subject, (set = new Set()));
+      set.add(s);
+      return () => {
+        set.delete(s);
+        if (!set.size && exact.get(subject) === set) exact.delete(subject);
+      };
     },
     respond(subject, handler, opts): Unsubscribe {
       const r: Responder = { subject, queue: opts?.queue, handler };
@@ -79,7 +94,8 @@ export function createLocalBus(): Bus {
     },
     async close() {
       closed = true;
-      subs.clear();
+      exact.clear();
+      patterns.clear();
       responders.clear();
     },
   };
