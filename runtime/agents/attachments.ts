@@ -7,6 +7,7 @@ import type { PlatformConfig } from '../core/config/index.ts';
 import { checkEgressUrl, egressFetch, type EgressOptions } from '../core/egress/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { TaskLimits, TaskPool } from '../core/workers/index.ts';
+import type { A2aPart } from './a2a-shapes.ts';
 
 /**
  * Attachments of an inbound message (spec §2 A2A records, §4.3, §8): its `raw` parts (base64 bytes) and `url` parts
@@ -24,15 +25,7 @@ export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 export const MAX_IMAGE_SIDE = 4096;
 
 /** A part as the A2A surface hands it over (edge/a2a/schemas.ts `Part`): one of text, raw, url, data. */
-export interface AttachmentPart {
-  text?: string;
-  raw?: string;
-  url?: string;
-  data?: unknown;
-  filename?: string;
-  mediaType?: string;
-  metadata?: Record<string, unknown>;
-}
+export type AttachmentPart = A2aPart;
 
 /** A stored attachment: `store.blobs.get(hash)` gives its bytes back. */
 export interface Attachment {

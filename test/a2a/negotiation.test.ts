@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../edge/a2a/index.ts';
-import { a2aCall, bearer, recordingBackend, request } from '../helpers/a2a.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { a2aCall, request, withRecordingBackend } from '../helpers/a2a.ts';
+import type { TestPlatform } from '../helpers/platform.ts';
 
 describe('agent gateway service parameters: A2A-Version and A2A-Extensions', () => {
+  const node = withRecordingBackend();
+  const { rec } = node;
   let p: TestPlatform;
   let auth: Record<string, string>;
-  const rec = recordingBackend();
-
-  beforeAll(async () => {
-    p = await startTestPlatform({ a2aBackend: rec.backend });
-    auth = bearer(p.node.demo!.serviceKey);
-  });
-  afterAll(() => p.close());
+  beforeAll(() => void ({ p, auth } = node));
 
   const getTask = (headers: Record<string, string> = {}, path = '/') => a2aCall(p, request('GetTask', { id: 't1' }), { headers: { ...auth, ...headers }, path });
 

@@ -1,22 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aCall, bearer, recordingBackend, request } from '../helpers/a2a.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { a2aCall, request, withRecordingBackend } from '../helpers/a2a.ts';
+import type { TestPlatform } from '../helpers/platform.ts';
 
 /**
  * ProtoJSON params reach the agent runtime in one shape: camelCase names, enum names, numbers as numbers, unset
  * members absent, and no `tenant` — whatever form a client used on the wire.
  */
 describe('agent gateway params (ProtoJSON)', () => {
+  const node = withRecordingBackend();
+  const { rec } = node;
   let p: TestPlatform;
   let auth: Record<string, string>;
-  const rec = recordingBackend();
-
-  beforeAll(async () => {
-    p = await startTestPlatform({ a2aBackend: rec.backend });
-    auth = bearer(p.node.demo!.serviceKey);
-  });
-  afterAll(() => p.close());
+  beforeAll(() => void ({ p, auth } = node));
 
   const call = (method: string, params: unknown) => a2aCall(p, request(method, params), { headers: auth });
   const reaching = async (method: string, params: unknown) => {

@@ -2,7 +2,8 @@ import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from
 import { fetch as undiciFetch } from 'undici';
 import { cliAgent } from '../../bin/cli/http.ts';
 import type { A2aBackend, A2aCallContext, StreamResponse, Task } from '../../edge/a2a/index.ts';
-import type { TestPlatform } from './platform.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestPlatform, type TestPlatform } from './platform.ts';
 
 export const agentHost = (p: TestPlatform, handle = 'demo') => `agent-${handle}.${p.config.domain}`;
 export const agentOrigin = (p: TestPlatform, handle = 'demo') => `http://${agentHost(p, handle)}:${p.port}`;
@@ -120,4 +121,19 @@ export async function sdkClient(p: TestPlatform, credential: string | null, hand
   const fetchImpl = sdkFetch(credential);
   const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) });
   return factory.createFromUrl(agentOrigin(p, handle));
+}
+
+/**
+ * A test node whose agent gateways answer from a recording backend, and the demo service principal's bearer header:
+ * for suites about what reaches the runtime. Call it at the top of a describe block.
+ */
+export function withRecordingBackend(overrides: Partial<A2aBackend> = {}) {
+  const rec = recordingBackend(overrides);
+  const ctx = { rec, p: undefined as unknown as TestPlatform, auth: {} as Record<string, string> };
+  beforeAll(async () => {
+    ctx.p = await startTestPlatform({ a2aBackend: rec.backend });
+    ctx.auth = bearer(ctx.p.node.demo!.serviceKey);
+  });
+  afterAll(() => ctx.p.close());
+  return ctx;
 }
