@@ -44,38 +44,34 @@ const POOL_SIZE = 10;
 
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 
+type Bus = Parameters<AgentExecutor['execute']>[1];
+type Ctx = Parameters<AgentExecutor['execute']>[0];
+
+/** A bare reply: one agent Message (both executors end a reply this way). */
+function publishReply(bus: Bus, contextId: string, said: string) {
+  bus.publish(
+    AgentEvent.message({ messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_AGENT, parts: [text(said)], metadata: undefined, extensions: [], referenceTaskIds: [] }),
+  );
+}
+
+/** A task's opening: the Task (submitted, with the user's message) and its working status. */
+function publishTaskStart(bus: Bus, ctx: Ctx, now: () => string) {
+  const { taskId, contextId } = ctx;
+  bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
+  bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+}
+
 /** The trivial executor: no model, no tool, only the events an agent publishes for a reply or a task. */
 export function referenceExecutor(mode: ReferenceMode): AgentExecutor {
   return {
     async execute(ctx, bus) {
       const { taskId, contextId } = ctx;
       if (mode === 'reply') {
-        bus.publish(
-          AgentEvent.message({
-            messageId: randomUUID(),
-            contextId,
-            taskId: '',
-            role: Role.ROLE_AGENT,
-            parts: [text(REFERENCE_REPLY_TEXT)],
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          }),
-        );
+        publishReply(bus, contextId, REFERENCE_REPLY_TEXT);
         return;
       }
       const now = () => new Date().toISOString();
-      bus.publish(
-        AgentEvent.task({
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
-          artifacts: [],
-          history: [ctx.userMessage],
-          metadata: undefined,
-        }),
-      );
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+      publishTaskStart(bus, ctx, now);
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId,
@@ -125,32 +121,11 @@ export function modelExecutor(mode: ReferenceMode, model: LanguageModel): AgentE
           if (part.type === 'text-delta') said += part.text;
           else if (part.type === 'error') throw part.error;
         }
-        bus.publish(
-          AgentEvent.message({
-            messageId: randomUUID(),
-            contextId,
-            taskId: '',
-            role: Role.ROLE_AGENT,
-            parts: [text(said)],
-            metadata: undefined,
-            extensions: [],
-            referenceTaskIds: [],
-          }),
-        );
+        publishReply(bus, contextId, said);
         return;
       }
       const now = () => new Date().toISOString();
-      bus.publish(
-        AgentEvent.task({
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
-          artifacts: [],
-          history: [ctx.userMessage],
-          metadata: undefined,
-        }),
-      );
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() }, metadata: undefined }));
+      publishTaskStart(bus, ctx, now);
       let answer: string;
       try {
         answer = (await generateText({ model, prompt, tools: { calc_add: calcAdd }, stopWhen: stepCountIs(3), maxRetries: 1 })).text;

@@ -8,7 +8,7 @@ import { shardOf, taskKey } from '../../runtime/index.ts';
 import { sseFrames } from '../helpers/a2a.ts';
 import { rulesFile, userMessage } from '../helpers/agents.ts';
 import { startServe } from '../helpers/cli.ts';
-import { privateDatabase, privateNats } from '../helpers/cluster.ts';
+import { clusterSettled, privateDatabase, privateNats } from '../helpers/cluster.ts';
 import { mustRun } from '../helpers/env.ts';
 
 const LEASE_MS = 2_000;
@@ -90,13 +90,7 @@ describe.skipIf(!mustRun('cluster'))('agent tasks across three node processes', 
     const { rows } = await client.query<{ id: string; account_id: string }>("select id, account_id from agents where handle = 'demo'");
     await client.end();
     scope = { accountId: rows[0]!.account_id, agentId: rows[0]!.id };
-    // Every shard owned by the three before the test picks owners.
-    for (const t0 = Date.now(); ; ) {
-      const s = await clusterStatus(nats.url, cluster).catch(() => null);
-      if (s && s.shards.length === 256 && new Set(s.shards.map((x) => x.owner)).size === 3) break;
-      if (Date.now() - t0 > 30_000) throw new Error('the cluster did not spread its shards');
-      await sleep(200);
-    }
+    await clusterSettled(nats.url, cluster, 3);
   }, 120_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { clusterStatus } from '../../bin/cli/cluster.ts';
 import { pluginVersionAddress, shardOf } from '../../runtime/index.ts';
 import { openStore, type Store } from '../../store/index.ts';
 import { startServe } from '../helpers/cli.ts';
-import { privateDatabase, privateNats } from '../helpers/cluster.ts';
+import { clusterSettled, privateDatabase, privateNats } from '../helpers/cluster.ts';
 import { mustRun } from '../helpers/env.ts';
 import { buildGrantsComponent } from '../helpers/js-components.ts';
 import { npack } from '../helpers/npack.ts';
@@ -48,12 +48,7 @@ describe.skipIf(!mustRun('cluster'))('effects on three node processes over NATS 
     nodes.set('node-3', await startServe(env('node-3', false)));
     store = await openStore({ driver: 'pg', connectionString: db.url });
     accountId = (await store.principals.findUserByEmail('demo@example.com'))!.accountId;
-    for (const t0 = Date.now(); ; ) {
-      const s = await clusterStatus(nats.url, cluster).catch(() => null);
-      if (s && s.members.length === 3 && s.members.reduce((n, m) => n + m.shards.length, 0) === 256) break;
-      if (Date.now() - t0 > 30_000) throw new Error('the cluster did not settle');
-      await sleep(100);
-    }
+    await clusterSettled(nats.url, cluster, 3);
   }, 180_000);
 
   afterAll(async () => {

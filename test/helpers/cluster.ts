@@ -75,3 +75,15 @@ export async function privateNats(): Promise<{ url: string; start(): Promise<voi
   await api.start();
   return api;
 }
+
+/** Waits until `size` live members of a cluster serve all 256 shards between them (each holding some). */
+export async function clusterSettled(natsUrl: string, cluster: string, size: number, ms = 30_000): Promise<void> {
+  const { clusterStatus } = await import('../../bin/cli/cluster.ts');
+  for (const t0 = Date.now(); ; ) {
+    const s = await clusterStatus(natsUrl, cluster).catch(() => null);
+    const counts = s?.members.map((m) => m.shards.length) ?? [];
+    if (counts.length === size && counts.every((n) => n > 0) && counts.reduce((a, b) => a + b, 0) === 256) return;
+    if (Date.now() - t0 > ms) throw new Error(`the cluster did not settle on ${size} members`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
