@@ -74,9 +74,9 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
    */
   async function failedTask(run: PreparedRun, err: PlatformError): Promise<A2aTask> {
     const at = new Date(deps.now()).toISOString();
-    if (!run.reserved) await deps.store.agentTasks.reserve(run.scope, { id: run.taskId, contextId: run.contextId, ownerId: run.caller.principalId, state: 'TASK_STATE_FAILED', statusAt: at });
     const statusMessage: A2aMessage = { messageId: `${run.taskId}:status`, role: 'ROLE_AGENT', parts: [{ text: `${err.code}: ${err.message}` }], contextId: run.contextId, taskId: run.taskId };
-    await deps.store.agentTasks.update(run.scope, run.taskId, { visible: true, state: 'TASK_STATE_FAILED', statusMessage, statusAt: at, artifacts: [] });
+    // One statement whether or not the client's id was reserved.
+    await deps.store.agentTasks.upsert(run.scope, run.taskId, { contextId: run.contextId, ownerId: run.caller.principalId, visible: true, state: 'TASK_STATE_FAILED', statusMessage, statusAt: at, artifacts: [] });
     return snapshot(run.caller, run.taskId, undefined);
   }
 
