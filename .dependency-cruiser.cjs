@@ -5,8 +5,11 @@
  * it (DESIGN §3), runtime never the edge, the edge never the CLI. Tests may reach into internals; sources may not.
  */
 
-/** Runtime features, lowest first: each may import those before it, never those after. */
-const FEATURES = ['identity', 'accounts', 'tools', 'plugins', 'builtins', 'connectors', 'models', 'agents', 'approvals', 'workflows', 'push', 'gateways', 'viz', 'operator'];
+/**
+ * Runtime features, lowest first: each may import those before it, never those after. Approvals sit below agents:
+ * the agent loop opens gates and asks the policies; gates and policies know nothing of agents.
+ */
+const FEATURES = ['identity', 'accounts', 'tools', 'plugins', 'builtins', 'connectors', 'models', 'approvals', 'agents', 'workflows', 'push', 'gateways', 'viz', 'operator'];
 const SOURCES = '^(actors|runtime|edge|store|bin|bench)/';
 
 const layered = FEATURES.map((feature, i) => ({

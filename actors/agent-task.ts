@@ -1,4 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
+import type { GateOutcome, GateResolvedEvent } from './approval-gate.ts';
 import { effect } from './effects.ts';
 
 /**
@@ -11,16 +12,20 @@ import { effect } from './effects.ts';
  * A run that never called a tool ends `answered`: a bare reply, returned as a message, never shown as a task (spec §3).
  * The first tool call makes it a task (`visible`), whose answer becomes its artifact.
  *
- * running(starting → thinking ⇄ acting) ──answer──▶ completed | answered (no tool called)
+ * running(starting → thinking ⇄ acting ⇄ awaitingApproval) ──answer──▶ completed | answered (no tool called)
  *        ├──step limit, model or tool failure──▶ failed
  *        └──CANCEL──▶ canceled
+ *
+ * A call the autonomy policy sends to `ask` parks the run in `awaitingApproval` (TASK_STATE_INPUT_REQUIRED) on an
+ * ApprovalGate; the gate's outcome (GATE_RESOLVED) takes it back to the same tool round, which runs an approved call
+ * and answers a denied or expired one with a refusal the model reads.
  *
  * Machines are pure: every time comes with an event (the request's `at` in the input, effects' outputs and failures,
  * CANCEL's `at`), so the status timestamps are the same wherever the task is read.
  */
 
 /** A2A wire strings of the states a task passes through here (spec §3). */
-export type AgentTaskState = 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
+export type AgentTaskState = 'TASK_STATE_WORKING' | 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED';
 
 /** Who runs the task: the caller resolved at the gateway; the run never has more authority (spec §5). */
 export interface TaskCaller {
@@ -52,7 +57,7 @@ export interface AgentTaskInput {
 export interface AgentMessage {
   messageId: string;
   role: 'ROLE_AGENT';
-  parts: { text: string }[];
+  parts: ({ text: string } | { data: Record<string, unknown>; mediaType?: string })[];
   contextId: string;
   taskId?: string;
 }
@@ -77,10 +82,14 @@ export interface StepInput {
 export type ModelTurnOutput = { kind: 'reply'; text: string; messageId: string; at: string } | { kind: 'tools'; calls: ToolCallPlan[]; at: string };
 export interface CallToolsInput extends StepInput {
   calls: ToolCallPlan[];
+  /** What humans decided on this round's gated calls, by tool call id. */
+  approvals?: Record<string, GateOutcome>;
 }
+/** A round either ran its calls, or stopped before any of them on a call that needs a human's approval. */
 export interface CallToolsOutput {
   results: { id: string; name: string; isError: boolean }[];
   at: string;
+  ask?: { gateId: string; toolCallId: string; message: AgentMessage };
 }
 
 export interface AgentTaskContext extends AgentTaskInput {
@@ -93,9 +102,12 @@ export interface AgentTaskContext extends AgentTaskInput {
   /** The answer: the reply of a bare run, or the task's artifact text. */
   answer: { text: string; messageId: string } | null;
   calls: ToolCallPlan[];
+  /** The gate the run waits on (in awaitingApproval). */
+  gate: { gateId: string; toolCallId: string } | null;
+  approvals: Record<string, GateOutcome>;
 }
 
-export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string };
+export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string } | GateResolvedEvent;
 
 export type AgentTaskEmitted =
   | { type: 'task.visible'; at: string }
@@ -132,6 +144,8 @@ export const agentTaskMachine = setup({
     replied: ({ event }) => outputOf<ModelTurnOutput>(event).kind === 'reply',
     isTask: ({ context }) => context.visible,
     stepsLeft: ({ context }) => context.step + 1 < context.maxSteps,
+    asked: ({ event }) => outputOf<CallToolsOutput>(event).ask !== undefined,
+    awaitedGate: ({ context, event }) => event.type === 'GATE_RESOLVED' && event.gateId === context.gate?.gateId,
   },
   actions: {
     takeAnswer: assign(({ event }) => {
@@ -157,7 +171,15 @@ export const agentTaskMachine = setup({
       enqueue.assign({ visible: true });
       enqueue.emit({ type: 'task.visible', at: outputOf<ModelTurnOutput>(event).at });
     }),
-    nextStep: assign(({ context }) => ({ step: context.step + 1, calls: [] })),
+    nextStep: assign(({ context }) => ({ step: context.step + 1, calls: [], approvals: {} })),
+    awaitApproval: assign(({ event }) => {
+      const out = outputOf<CallToolsOutput>(event);
+      return { state: 'TASK_STATE_INPUT_REQUIRED' as const, statusAt: out.at, statusMessage: out.ask!.message, gate: { gateId: out.ask!.gateId, toolCallId: out.ask!.toolCallId } };
+    }),
+    resume: assign(({ context, event }) => {
+      const e = event as GateResolvedEvent;
+      return { state: 'TASK_STATE_WORKING' as const, statusAt: e.at, statusMessage: null, gate: null, approvals: { ...context.approvals, [e.toolCallId]: e.outcome } };
+    }),
     stepLimit: assign(({ context, event }) => ({
       state: 'TASK_STATE_FAILED' as const,
       statusAt: outputOf<ModelTurnOutput>(event).at,
@@ -181,7 +203,7 @@ export const agentTaskMachine = setup({
   },
 }).createMachine({
   id: 'AgentTask',
-  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: input.calls ?? [] }),
+  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: input.calls ?? [], gate: null, approvals: {} }),
   initial: 'running',
   states: {
     running: {
@@ -206,10 +228,16 @@ export const agentTaskMachine = setup({
           invoke: {
             id: 'callTools',
             src: 'callTools',
-            input: ({ context }) => ({ ...stepInput(context), calls: context.calls }),
-            onDone: { target: 'thinking', actions: 'nextStep' },
+            input: ({ context }) => ({ ...stepInput(context), calls: context.calls, approvals: context.approvals }),
+            onDone: [
+              { guard: 'asked', target: 'awaitingApproval', actions: ['awaitApproval', 'announceStatus'] },
+              { target: 'thinking', actions: 'nextStep' },
+            ],
             onError: { target: '#AgentTask.failed', actions: ['fail', 'showTask', 'announceStatus'] },
           },
+        },
+        awaitingApproval: {
+          on: { GATE_RESOLVED: { guard: 'awaitedGate', target: 'acting', actions: ['resume', 'announceStatus'] } },
         },
       },
     },

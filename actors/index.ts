@@ -4,6 +4,7 @@ import { deviceSessionMachine, deviceSessionTimers } from './device-session.ts';
 import { pluginVersionMachine } from './plugin-version.ts';
 import { gatewayMachine, gatewayTimers } from './gateway.ts';
 import { agentTaskMachine } from './agent-task.ts';
+import { approvalGateMachine, approvalGateTimers } from './approval-gate.ts';
 
 export * from './effects.ts';
 export * from './device-session.ts';
@@ -11,6 +12,7 @@ export * from './account.ts';
 export * from './plugin-version.ts';
 export * from './gateway.ts';
 export * from './agent-task.ts';
+export * from './approval-gate.ts';
 
 export interface KindSpec {
   machine: AnyStateMachine;
@@ -30,6 +32,7 @@ export const KINDS = {
   'plugin-version': { machine: pluginVersionMachine, effects: ['activate'] },
   gateway: { machine: gatewayMachine, timers: gatewayTimers, effects: [] },
   'agent-task': { machine: agentTaskMachine, effects: ['modelTurn', 'callTools'] },
+  'approval-gate': { machine: approvalGateMachine, timers: approvalGateTimers, effects: [] },
 } as const satisfies Record<string, KindSpec>;
 
 export type KindName = keyof typeof KINDS;

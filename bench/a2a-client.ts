@@ -47,13 +47,16 @@ export function a2aLoadClient(target: A2aTarget, connections: number) {
   let nextId = 1;
   const headers = { host: target.host, 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0', ...target.headers };
   return {
-    /** Sends one user message in a fresh context; resolves with the JSON-RPC result, throws on anything else. */
-    async send(text: string): Promise<SendResult> {
+    /**
+     * Sends one user message in a fresh context (with SendMessage's `configuration`, when given); resolves with the
+     * JSON-RPC result, throws on anything else.
+     */
+    async send(text: string, configuration?: Record<string, unknown>): Promise<SendResult> {
       const body = JSON.stringify({
         jsonrpc: '2.0',
         id: nextId++,
         method: 'SendMessage',
-        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] }, ...(configuration ? { configuration } : {}) },
       });
       const res = await pool.request({ method: 'POST', path: '/', headers, body });
       const raw = await res.body.text();

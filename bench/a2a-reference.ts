@@ -6,7 +6,8 @@
 //   --executor model is what an agent built on the SDK does: the process serves the platform's scripted model with the
 //   demo agent's rules (runtime/models/demo-rules.yaml) on loopback, as a platform node does, and calls it through the
 //   same AI SDK provider code the platform uses (`languageModel`, @ai-sdk/openai-compatible):
-//     --mode reply  one model call with the user's text, no tools (streamText, the streamed wire the platform reads);
+//     --mode reply  one model call with the user's text, no tools (generateText, non-streamed, as the platform asks a
+//                   turn nobody watches);
 //                   its text is the agent Message;
 //     --mode task   a Task (submitted) and a working status, then generateText with `calc_add` as a JS tool (up to
 //                   three steps), then the final text as an artifact and a completed status.
@@ -24,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
+import { generateText, jsonSchema, stepCountIs, tool, type LanguageModel } from 'ai';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -105,7 +106,7 @@ const calcAdd = tool({
 
 /**
  * The model executor: what an agent built on the SDK does with a model behind an OpenAI-compatible endpoint. A reply
- * is one model call (streamed, as the platform's turn reads it); a task calls the model with `calc_add` until it
+ * is one model call (whole, as the platform asks a bare reply); a task calls the model with `calc_add` until it
  * answers, then publishes the answer as an artifact. Retries as the platform's (one). A model that fails ends a task
  * as failed (a reply's failure is thrown: the SDK answers it as a failed task).
  */
@@ -115,12 +116,7 @@ export function modelExecutor(mode: ReferenceMode, model: LanguageModel): AgentE
       const { taskId, contextId } = ctx;
       const prompt = userText(ctx.userMessage);
       if (mode === 'reply') {
-        const run = streamText({ model, prompt, maxRetries: 1, onError: () => {} });
-        let said = '';
-        for await (const part of run.fullStream) {
-          if (part.type === 'text-delta') said += part.text;
-          else if (part.type === 'error') throw part.error;
-        }
+        const said = (await generateText({ model, prompt, maxRetries: 1 })).text;
         publishReply(bus, contextId, said);
         return;
       }

@@ -13,7 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * Every child gets the same Node flags as `npm start`, so no side runs with a different heap.
  */
 export function startJsonChild<T>(s: Scope, name: string, file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<T & { pid: number }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.join(ROOT, 'bench', file), ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_CHILD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROF}`] : []), '--max-semi-space-size=64', '--import', 'tsx', path.join(ROOT, 'bench', file), ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   s.defer(`stop ${name} (pid ${child.pid})`, () => stopChild(child, 15_000));
   return new Promise((resolve, reject) => {
     let out = '';

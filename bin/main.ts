@@ -3,6 +3,7 @@ import { ADMIN_USAGE, adminCli, AGENTS_USAGE, agentsCli, GATEWAYS_USAGE, gateway
 import { AGENT_SEND_USAGE, agentSendCli, TASKS_USAGE, tasksCli } from './cli/agent-calls.ts';
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
+import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
@@ -23,6 +24,7 @@ const USAGE = `usage: platform <command>
   platform plugins activate <id> <n>      make version n of a plugin the one that serves
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
+${AUTONOMY_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
 ${AGENT_SEND_USAGE}
@@ -47,6 +49,8 @@ async function main(argv: string[]) {
       return whoamiCli(rest);
     case 'capabilities':
       return capabilitiesCli(rest);
+    case 'autonomy':
+      return autonomyCli(rest);
     case 'viz':
       return vizCli(rest);
     case 'cluster':

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { listen, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
-import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type PlatformConfig, type Services } from '../runtime/index.ts';
+import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
@@ -42,6 +42,8 @@ export async function startPlatform(opts: {
   writeNodeFile?: boolean;
   /** The agent runtime the agent gateways call (tests pass their own). */
   a2aBackend?: A2aBackend;
+  /** Tests only: how outbound requests resolve names (the egress resolver seam). */
+  egressResolve?: EgressResolver;
 }): Promise<PlatformNode> {
   const logger = opts.logger ?? createLogger(opts.config.logLevel);
   const { maxConnectionsPerAddress, writeTimeoutMs } = opts.config;
@@ -72,6 +74,8 @@ export async function startPlatform(opts: {
       ...(cluster ? { cluster } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
       onError: (err, context) => logger.error({ err, context }, 'runtime error'),
+      logger,
+      ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}),
     });
     const demo = config.seedDemo ? await seedDemoTenant(services) : null;
     const operatorToken = randomBytes(32).toString('base64url');

@@ -11,14 +11,21 @@ import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, readAttachments, type AgentGateway } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
 import { PlatformError } from './core/errors/index.ts';
-import { createPushConfigs, type PushConfigs } from './push/index.ts';
+import { createPushConfigs, createPushDelivery, type PushConfigs, type PushDelivery } from './push/index.ts';
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
+import pino, { type Logger } from 'pino';
+import type { EgressOptions } from './core/egress/index.ts';
 import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createAgentTokens, createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
-import { createToolRegistry, defaultAutonomyPolicy, type ToolRegistry } from './tools/index.ts';
+import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
+import { builtinToolSource, searxngProvider } from './builtins/index.ts';
+import { connectorToolSource, sealer } from './connectors/index.ts';
+import { approvalGateProjection, createApprovalGates, createAutonomy, type ApprovalGates, type Autonomy } from './approvals/index.ts';
 import { createGatewayDirectory, createGatewayTokens, gatewayProjection, type GatewayDirectory, type GatewayTokens } from './gateways/index.ts';
 import { createAdmin, startHousekeeping, type Admin, type Housekeeping } from './operator/index.ts';
 import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './core/rate-limit/index.ts';
@@ -51,10 +58,16 @@ export interface Services {
   agents: AgentGateway;
   /** Tasks' push notification configs (A2A): stored per account, agent and task, URLs vetted. */
   push: PushConfigs;
+  /** Approval gates: a human's decision on a call the autonomy policy sent to `ask`. */
+  gates: ApprovalGates;
+  /** Push notification delivery from this node (the tasks whose actors it owns): its two lanes and their counts. */
+  pushDelivery: PushDelivery;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
   invokeTool: InvokeTool;
   /** The tools each gateway exposes (plugins now; built-ins, connectors and workflows slot in as sources). */
   toolRegistry: ToolRegistry;
+  /** Autonomy policies (account, agent, user): what both surfaces ask before a call, and the decision record. */
+  autonomy: Autonomy;
   /** Each MCP gateway's own token signer and verifier. */
   gatewayTokens: GatewayTokens;
   /** MCP rate limits; shared by every node of a cluster through NATS. */
@@ -90,6 +103,10 @@ export async function createServices(opts: {
   onError?: (err: unknown, context: string) => void;
   /** Join a cluster over NATS (the bus must then be the NATS bus). */
   cluster?: ClusterJoin;
+  /** Where the runtime logs what is not an error of a request (push deliveries given up); default: silent. */
+  logger?: Logger;
+  /** Tests only: name resolution of outbound requests (the egress resolver seam), instead of the system's. */
+  egressResolve?: EgressOptions['resolve'];
 }): Promise<Services> {
   const { config, store } = opts;
   const clock = opts.clock ?? systemClock;
@@ -122,13 +139,55 @@ export async function createServices(opts: {
       return agentRuns;
     },
   });
-  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), agentTools], { bus, now });
   const models = await createModelRegistry(config);
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
   const effectLanes = createLaneScheduler({ slots: 64, perTenantInFlight: 8, queueCap: 1024 });
-  const steps = agentSteps({ store, models, tools: toolRegistry, policy: defaultAutonomyPolicy, stepTimeoutMs: config.agentStepTimeoutMs, now });
-  const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'effectCost'>> = {
+  // Outbound requests trust the system's CAs, plus the operator's extra ones in development and tests.
+  const extraCa = config.egressExtraCaFile ? readFileSync(config.egressExtraCaFile, 'utf8') : null;
+  const egress: Pick<EgressOptions, 'ca' | 'resolve'> = {
+    ...(extraCa ? { ca: [...tls.rootCertificates, extraCa].join('\n') } : {}),
+    ...(opts.egressResolve ? { resolve: opts.egressResolve } : {}),
+  };
+  const builtinEgress = { ...egress, allowLoopback: config.egressAllowLoopback };
+  const search = config.searxngUrl ? searxngProvider(config.searxngUrl, builtinEgress) : null;
+  const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath });
+  const connectorSealer = sealer(secret);
+  const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), builtins, connectors, agentTools], { bus, now });
+  // Deliveries of the tasks this node owns; the task snapshot they carry is read through the agent runtime below.
+  const pushDelivery = createPushDelivery({
+    store,
+    snapshot: (ref) => {
+      if (!agentRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the agent runtime is not running yet');
+      return agentRuns.ownerSnapshot(ref);
+    },
+    lanes: {
+      reservedSlots: config.pushReservedSlots,
+      bestEffortSlots: config.pushBestEffortSlots,
+      reservedQueue: config.pushReservedQueue,
+      bestEffortQueue: config.pushBestEffortQueue,
+      retryDelayMs: config.pushRetryDelayMs,
+    },
+    egress: { ...egress, allowLoopback: config.pushAllowLoopback, timeoutMs: config.pushTimeoutMs },
+    logger: opts.logger ?? pino({ level: 'silent' }),
+  });
+  // A decision that cannot be recorded is reported, never dropped silently.
+  const autonomy = createAutonomy({ store, bus, now, onError: opts.onError ?? ((err, context) => console.error(context, err)) });
+  // Gates are actors: the host that runs them is built below, after the steps that open them.
+  let gateActors: ActorSystem | null = null;
+  const gates = createApprovalGates({
+    store,
+    actors: () => {
+      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+      return gateActors;
+    },
+    now,
+    ttlMs: config.approvalTtlMs,
+    record: autonomy.record,
+  });
+  const steps = agentSteps({ store, models, tools: toolRegistry, policy: autonomy.policy, gates, stepTimeoutMs: config.agentStepTimeoutMs, now });
+  const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'projectRows' | 'effectCost' | 'afterTurn' | 'readWithTurn'>> = {
     'device-session': { project: deviceSessionProjection },
     account: {},
     'plugin-version': { effects: { activate: activationEffect({ store, bus }) as EffectImpl }, project: pluginVersionProjection },
@@ -137,8 +196,11 @@ export async function createServices(opts: {
       effects: { modelTurn: steps.modelTurn, callTools: steps.callTools } as Record<string, EffectImpl>,
       // A model turn holds a lane slot for seconds; a round of tool calls mostly waits on the sandbox's own lanes.
       effectCost: { modelTurn: MODEL_TURN_COST, callTools: 1 },
-      project: agentTaskProjection,
+      projectRows: agentTaskProjection,
+      afterTurn: pushDelivery.afterTurn,
+      readWithTurn: pushDelivery.readWithTurn,
     },
+    'approval-gate': { projectRows: approvalGateProjection },
   };
   const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
     kind,
@@ -175,6 +237,7 @@ export async function createServices(opts: {
     : null;
   const actors: ActorSystem = cluster ? cluster.router : host;
   host.bindSystem(actors);
+  gateActors = actors;
   const deviceFlow = createDeviceFlow({
     store,
     actors,
@@ -193,15 +256,17 @@ export async function createServices(opts: {
     // The same lane and cost as the model-turn effect: a tenant's first turns queue behind its own work only.
     firstTurn: (input, signal, user) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal, user), MODEL_TURN_COST),
     recordMessage: steps.recordMessage,
-    attachments: (parts, caller) => readAttachments(parts, { store, tasks, config, accountId: caller.accountId, signal: caller.signal }),
+    attachments: (parts, caller) => readAttachments(parts, { store, tasks, config, accountId: caller.accountId, signal: caller.signal, egress }),
     now,
     maxSteps: config.agentMaxSteps,
+    gates,
+    taskWritten: (ref, task) => pushDelivery.taskWritten(ref, task),
   });
   agentRuns = agents;
   const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
-  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens });
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens, sealer: connectorSealer, egress: builtinEgress });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
   const gateways = createGatewayDirectory({
@@ -224,8 +289,11 @@ export async function createServices(opts: {
     models,
     agents,
     push,
+    gates,
+    pushDelivery,
     invokeTool,
     toolRegistry,
+    autonomy,
     gatewayTokens,
     mcpLimiter,
     billing,
@@ -246,10 +314,14 @@ export async function createServices(opts: {
     async close() {
       // Hand every shard off first (drain, release), so peers take over at once instead of after the lease.
       housekeeping.stop();
+      pushDelivery.close();
+      await connectors.close();
       // Unspent budget leases go back to their accounts while the actors can still take the refund.
       await billing.release();
       await cluster?.stop();
       await host.stop();
+      // Decisions recorded by the calls that just ended are written before the store goes.
+      await autonomy.flush();
       await sandbox.close();
       await tasks.close();
       await models.close();

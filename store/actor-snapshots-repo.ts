@@ -48,7 +48,25 @@ export interface TurnCommit {
   effects: { start: { effectId: string; name: string; key: string; input: unknown }[]; finish: string[] };
   timers: { arm: { key: string; fireAt: number; event: unknown }[]; cancel: string[] };
   outbox: { target: string; event: unknown }[];
+  /** Rows other surfaces read (a kind's inline projection), written by this same statement: see RowWrites. */
+  rows?: RowWrites;
+  /** What the work after the turn needs to read, read by this same statement: see RowRead. */
+  read?: RowRead;
 }
+
+/**
+ * Data-modifying statements that join a turn's statement as CTEs, so that a projection costs no round trip of its own:
+ * each is built with the statement's parameter allocator `arg` and must write only where `wrote` (an SQL condition:
+ * the snapshot write happened) holds, as in `insert … select … where ${wrote}`.
+ */
+export type RowWrites = (sql: { arg: (v: unknown) => string; wrote: string }) => string[];
+
+/**
+ * A read that joins a turn's statement, so that work following the turn (a task's push deliveries) costs no round
+ * trip of its own: one SQL expression of a JSON value, built with the statement's parameter allocator. It sees what
+ * was committed before the statement began.
+ */
+export type RowRead = (sql: { arg: (v: unknown) => string }) => string;
 
 export interface CommitResult {
   version: number;
@@ -56,6 +74,8 @@ export interface CommitResult {
   eventSeq: number;
   /** The ids of the outbox rows written, in order. */
   outboxIds: string[];
+  /** The value of the turn's RowRead, when it had one. */
+  read?: unknown;
 }
 
 /** SQL condition: no fence (single node), or no newer lease revision claimed the shard. */
@@ -113,13 +133,15 @@ function commitStatement(c: TurnCommit): { sql: string; params: unknown[] } {
     }
     if (c.timers.cancel.length) ctes.push(`tc as (delete from durable_timers where address = ${addr} and key = any(${arg(c.timers.cancel)}::text[]) and ${wrote})`);
   }
+  if (c.rows) c.rows({ arg, wrote }).forEach((w, i) => ctes.push(`pr${i} as (${w})`));
   let outbox = '';
   if (c.outbox.length) {
     ctes.push(`ob as (insert into actor_outbox (address, shard, target, event) select ${addr}, ${arg(c.shard)}::int, o.target, o.event
       from s, jsonb_to_recordset(${arg(JSON.stringify(c.outbox))}::jsonb) as o(target text, event jsonb) returning id)`);
     outbox = `, (select coalesce(array_agg(id::text order by id), '{}') from ob) as outbox_ids`;
   }
-  return { sql: `with ${ctes.join(',\n')} select s.version, s.seq_before${outbox} from s`, params };
+  const read = c.read ? `, (${c.read({ arg })}) as read` : '';
+  return { sql: `with ${ctes.join(',\n')} select s.version, s.seq_before${outbox}${read} from s`, params };
 }
 
 /**
@@ -139,9 +161,9 @@ export function actorSnapshotsRepo(db: Queryable) {
     /** Commits one turn (see TurnCommit); StoreConflictError when the version or the fence says it is stale. */
     async commit(c: TurnCommit): Promise<CommitResult> {
       const { sql, params } = commitStatement(c);
-      const { rows } = await db.query<{ version: string; seq_before: string; outbox_ids?: string[] }>(sql, params);
+      const { rows } = await db.query<{ version: string; seq_before: string; outbox_ids?: string[]; read?: unknown }>(sql, params);
       if (!rows[0]) throw new StoreConflictError(`stale write to ${c.address} at version ${c.expectedVersion}`);
-      return { version: Number(rows[0].version), eventSeq: Number(rows[0].seq_before) + c.events.length, outboxIds: rows[0].outbox_ids ?? [] };
+      return { version: Number(rows[0].version), eventSeq: Number(rows[0].seq_before) + c.events.length, outboxIds: rows[0].outbox_ids ?? [], ...(c.read ? { read: rows[0].read } : {}) };
     },
     /** Records that `rev` now owns `shard`; the fence only ever rises. */
     async raiseFence(shard: number, rev: number): Promise<void> {

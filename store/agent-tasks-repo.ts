@@ -1,4 +1,5 @@
-import { atomically, type Queryable } from './db.ts';
+import type { Queryable } from './db.ts';
+import type { RowWrites } from './actor-snapshots-repo.ts';
 
 /** Where every agent record lives: the account and agent of the authenticated context. */
 export interface AgentScope {
@@ -55,6 +56,13 @@ export interface TaskListQuery {
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 /** The threads of agents and their messages; every query is scoped by account and agent. */
+/**
+ * A `from` clause that turns `synchronous_commit` off for the statement's own transaction (`set_config(…, true)` holds
+ * until its commit, which is when PostgreSQL reads the setting); only for a statement run on its own, never inside a
+ * transaction.
+ */
+const ASYNC_COMMIT = "from (select set_config('synchronous_commit', 'off', true)) as async_commit";
+
 export function agentThreadsRepo(db: Queryable) {
   return {
     /** Creates the thread if it is new in this scope; true when it was created. */
@@ -67,9 +75,10 @@ export function agentThreadsRepo(db: Queryable) {
     },
     /**
      * Starts or continues a thread with records, in one statement (the thread row and the records: one commit); false,
-     * writing nothing, when the thread holds one of these message ids already.
+     * writing nothing, when the thread holds one of these message ids already. `durable: false` does not wait for the
+     * disk (as appendStep, and for the same reason: a synchronous commit follows that makes it durable).
      */
-    async start(scope: ThreadScope, threadId: string, recs: ThreadRecordInput[]): Promise<boolean> {
+    async start(scope: ThreadScope, threadId: string, recs: ThreadRecordInput[], opts: { durable?: boolean } = {}): Promise<boolean> {
       const params: unknown[] = [scope.accountId, scope.agentId, scope.ownerId, threadId];
       const rows = recs.map((r) => {
         params.push(r.messageId, r.taskId, r.kind, JSON.stringify(r.body));
@@ -78,7 +87,7 @@ export function agentThreadsRepo(db: Queryable) {
       });
       try {
         await db.query(
-          `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) values ($1, $2, $3, $4) on conflict do nothing)
+          `with thread as (insert into agent_threads (account_id, agent_id, owner_id, id) select $1, $2, $3, $4 ${opts.durable === false ? ASYNC_COMMIT : ''} on conflict do nothing)
            insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) values ${rows.join(', ')}`,
           params,
         );
@@ -95,10 +104,14 @@ export function agentThreadsRepo(db: Queryable) {
      * step runs again anyway (effects are at least once) and writes it again.
      */
     async appendStep(scope: ThreadScope, threadId: string, rec: ThreadRecordInput): Promise<boolean> {
-      return atomically(db, async (tx) => {
-        await tx.query('set local synchronous_commit to off');
-        return agentThreadsRepo(tx).append(scope, threadId, rec);
-      });
+      // One statement, its own transaction (never call it inside one): one round trip.
+      const { rowCount } = await db.query(
+        `insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body)
+         select $1, $2, $3, $4, $5, $6, $7, $8 ${ASYNC_COMMIT}
+         on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
+        [scope.accountId, scope.agentId, scope.ownerId, threadId, rec.messageId, rec.taskId, rec.kind, JSON.stringify(rec.body)],
+      );
+      return rowCount > 0;
     },
     /** Appends one record; a record whose message id the thread holds already is not written again (false). */
     async append(scope: ThreadScope, threadId: string, rec: ThreadRecordInput): Promise<boolean> {
@@ -129,11 +142,11 @@ export function agentThreadsRepo(db: Queryable) {
       ]);
       return rows.map(record);
     },
-    /** The user and agent messages of one task, oldest first (the task's A2A history). */
-    async ofTask(scope: ThreadScope, threadId: string, taskId: string, limit: number): Promise<ThreadRecord[]> {
+    /** The user and agent messages of one task (or the records of other `kinds`), oldest first (the task's A2A history). */
+    async ofTask(scope: ThreadScope, threadId: string, taskId: string, limit: number, kinds: readonly ThreadRecordKind[] = ['user', 'agent']): Promise<ThreadRecord[]> {
       const { rows } = await db.query<Row>(
-        `select * from (${SELECT} where ${IN_THREAD} and task_id = $5 and kind in ('user', 'agent') order by seq desc limit $6) t order by seq`,
-        [scope.accountId, scope.agentId, scope.ownerId, threadId, taskId, limit],
+        `select * from (${SELECT} where ${IN_THREAD} and task_id = $5 and kind = any($7::text[]) order by seq desc limit $6) t order by seq`,
+        [scope.accountId, scope.agentId, scope.ownerId, threadId, taskId, limit, kinds],
       );
       return rows.map(record);
     },
@@ -174,6 +187,27 @@ const taskOf = (r: TaskRow): AgentTaskRow => ({
   artifacts: r.artifacts ?? [],
 });
 
+/** What a task's row says (its scope and id aside). */
+export type TaskWrite = Omit<AgentTaskRow, 'id'>;
+
+/** The upsert of a task's row, with parameters from `arg`; `guard`, when given, is the condition it is written under. */
+function upsertTask(arg: (v: unknown) => string, guard: string | null, scope: AgentScope, id: string, t: TaskWrite): string {
+  const values = [scope.accountId, scope.agentId, id, t.contextId, t.ownerId, t.visible, t.state, t.statusMessage === null ? null : JSON.stringify(t.statusMessage), t.statusAt, JSON.stringify(t.artifacts)].map(arg);
+  // Typed casts: inside a larger statement a parameter's type is not inferred from an `insert … select`.
+  const typed = values.map((v, i) => `${v}::${TASK_TYPES[i]}`).join(', ');
+  return `insert into agent_tasks (account_id, agent_id, id, context_id, owner_id, visible, state, status_message, status_at, artifacts)
+    select ${typed}${guard ? ` where ${guard}` : ''}
+    on conflict (account_id, agent_id, id) do update set visible = excluded.visible, state = excluded.state, status_message = excluded.status_message,
+      status_at = excluded.status_at, artifacts = excluded.artifacts`;
+}
+
+const TASK_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'boolean', 'text', 'jsonb', 'timestamptz', 'jsonb'];
+
+/** A task's row written by an AgentTask's turn, in the turn's own statement (its projection). */
+export const taskRowWrite =
+  (scope: AgentScope, id: string, t: TaskWrite): RowWrites =>
+  ({ arg, wrote }) => [upsertTask(arg, wrote, scope, id, t)];
+
 /** The AgentTask actors' projection: written in their turns, read by GetTask and ListTasks on any node. */
 export function agentTasksRepo(db: Queryable) {
   return {
@@ -197,14 +231,10 @@ export function agentTasksRepo(db: Queryable) {
         [scope.accountId, scope.agentId, id, t.visible, t.state, t.statusMessage === null ? null : JSON.stringify(t.statusMessage), t.statusAt, JSON.stringify(t.artifacts)],
       );
     },
-    /** Writes a task's row whether or not its id was reserved (an AgentTask's projection). */
-    async upsert(scope: AgentScope, id: string, t: { contextId: string; ownerId: string; visible: boolean; state: string; statusMessage: unknown; statusAt: string; artifacts: unknown[] }): Promise<void> {
-      await db.query(
-        `insert into agent_tasks (account_id, agent_id, id, context_id, owner_id, visible, state, status_message, status_at, artifacts) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         on conflict (account_id, agent_id, id) do update set visible = excluded.visible, state = excluded.state, status_message = excluded.status_message,
-           status_at = excluded.status_at, artifacts = excluded.artifacts`,
-        [scope.accountId, scope.agentId, id, t.contextId, t.ownerId, t.visible, t.state, t.statusMessage === null ? null : JSON.stringify(t.statusMessage), t.statusAt, JSON.stringify(t.artifacts)],
-      );
+    /** Writes a task's row whether or not its id was reserved. */
+    async upsert(scope: AgentScope, id: string, t: TaskWrite): Promise<void> {
+      const params: unknown[] = [];
+      await db.query(upsertTask((v) => `$${params.push(v)}`, null, scope, id, t), params);
     },
     async get(scope: AgentScope, id: string): Promise<AgentTaskRow | null> {
       const { rows } = await db.query<TaskRow>(`select ${TASK} from agent_tasks where account_id = $1 and agent_id = $2 and id = $3`, [scope.accountId, scope.agentId, id]);

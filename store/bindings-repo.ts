@@ -21,24 +21,33 @@ export interface BoundPluginTools {
   config: Record<string, unknown> | null;
 }
 
+/**
+ * Binding and unbinding for a table of what a gateway or agent exposes (capabilities, built-ins): the same rows, keyed
+ * by target and the bound thing's id. `table` and `column` are this module's constants, never input.
+ */
+export function bindingWrites(db: Queryable, table: 'tool_bindings' | 'builtin_bindings', column: 'capability_id' | 'builtin_id') {
+  return {
+    /** False when the binding was there already. */
+    async bind(accountId: string, target: BindingTargetRef, id: string, by: string): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `insert into ${table} (account_id, target_kind, target_id, ${column}, created_by) values ($1, $2, $3, $4, $5)
+         on conflict (target_kind, target_id, ${column}) do nothing`,
+        [accountId, target.kind, target.id, id, by],
+      );
+      return rowCount > 0;
+    },
+    /** False when there was no such binding. */
+    async unbind(accountId: string, target: BindingTargetRef, id: string): Promise<boolean> {
+      const { rowCount } = await db.query(`delete from ${table} where account_id = $1 and target_kind = $2 and target_id = $3 and ${column} = $4`, [accountId, target.kind, target.id, id]);
+      return rowCount > 0;
+    },
+  };
+}
+
 /** Which capabilities a gateway or agent exposes; every query is scoped by the target's account. */
 export function bindingsRepo(db: Queryable) {
   return {
-    async bind(accountId: string, target: BindingTargetRef, capabilityId: string, by: string): Promise<boolean> {
-      const { rowCount } = await db.query(
-        `insert into tool_bindings (account_id, target_kind, target_id, capability_id, created_by) values ($1, $2, $3, $4, $5)
-         on conflict (target_kind, target_id, capability_id) do nothing`,
-        [accountId, target.kind, target.id, capabilityId, by],
-      );
-      return rowCount > 0;
-    },
-    async unbind(accountId: string, target: BindingTargetRef, capabilityId: string): Promise<boolean> {
-      const { rowCount } = await db.query(
-        'delete from tool_bindings where account_id = $1 and target_kind = $2 and target_id = $3 and capability_id = $4',
-        [accountId, target.kind, target.id, capabilityId],
-      );
-      return rowCount > 0;
-    },
+    ...bindingWrites(db, 'tool_bindings', 'capability_id'),
     async list(accountId: string, target: BindingTargetRef): Promise<BindingRecord[]> {
       const { rows } = await db.query<{ target_kind: 'gateway' | 'agent'; target_id: string; account_id: string; capability_id: string; created_at: string }>(
         `select target_kind, target_id, account_id, capability_id, created_at from tool_bindings

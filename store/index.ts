@@ -17,6 +17,11 @@ import { oauthRepo } from './oauth-repo.ts';
 import { agentTasksRepo, agentThreadsRepo } from './agent-tasks-repo.ts';
 import { agentLinksRepo } from './agent-links-repo.ts';
 import { pushConfigsRepo } from './push-configs-repo.ts';
+import { approvalGatesRepo } from './approval-gates-repo.ts';
+import { autonomyRepo } from './autonomy-repo.ts';
+import { builtinBindingsRepo } from './builtins-repo.ts';
+import { memoriesRepo } from './memories-repo.ts';
+import { connectorsRepo } from './connectors-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -29,11 +34,19 @@ export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
 export type * from './oauth-repo.ts';
 export type * from './agent-tasks-repo.ts';
+export type * from './approval-gates-repo.ts';
 export type * from './agent-links-repo.ts';
 export type * from './push-configs-repo.ts';
+export { configsOfRead, pushConfigsRead } from './push-configs-repo.ts';
+export type * from './autonomy-repo.ts';
+export type * from './memories-repo.ts';
+export type * from './connectors-repo.ts';
+export { MEMORY_LIMITS } from './memories-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
+export { taskRowWrite } from './agent-tasks-repo.ts';
+export { gateRowWrite } from './approval-gates-repo.ts';
 
 /** Every repository bound to one connection (the pool, or a transaction). */
 export function repositories(q: Queryable) {
@@ -60,6 +73,11 @@ export function repositories(q: Queryable) {
     agentTasks: agentTasksRepo(q),
     agentLinks: agentLinksRepo(q),
     pushConfigs: pushConfigsRepo(q),
+    approvalGates: approvalGatesRepo(q),
+    autonomy: autonomyRepo(q),
+    builtinBindings: builtinBindingsRepo(q),
+    memories: memoriesRepo(q),
+    connectors: connectorsRepo(q),
   };
 }
 

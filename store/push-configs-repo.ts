@@ -19,9 +19,9 @@ export interface PushConfigRecord extends PushTaskRef {
 
 export type PushConfigWrite = Omit<PushConfigRecord, 'createdAt'>;
 
-/** A position in a task's configs, in creation order: after the config created at `createdUs` (microseconds) with `id`. */
+/** A position in a task's configs, in creation order: after the config at `position` (its sequence number) with `id`. */
 export interface PushConfigCursor {
-  createdUs: string;
+  position: string;
   id: string;
 }
 
@@ -35,11 +35,10 @@ type Row = {
   auth_scheme: 'bearer' | 'basic' | null;
   auth_credentials: string | null;
   created_at: string;
-  created_us: string;
+  position: string;
 };
 
-const COLUMNS = `account_id, agent_id, task_id, id, url, token, auth_scheme, auth_credentials, created_at,
-  (extract(epoch from created_at) * 1000000)::bigint::text as created_us`;
+const COLUMNS = `account_id, agent_id, task_id, id, url, token, auth_scheme, auth_credentials, created_at, seq::text as position`;
 const OF_TASK = 'account_id = $1 and agent_id = $2 and task_id = $3';
 
 const record = (r: Row): PushConfigRecord => ({
@@ -54,8 +53,23 @@ const record = (r: Row): PushConfigRecord => ({
   createdAt: r.created_at,
 });
 
-const cursorOf = (r: Row): PushConfigCursor => ({ createdUs: r.created_us, id: r.id });
+const cursorOf = (r: Row): PushConfigCursor => ({ position: r.position, id: r.id });
 const taskParams = (t: PushTaskRef) => [t.accountId, t.agentId, t.taskId];
+
+/**
+ * A task's configs read inside another statement (an AgentTask turn's, RowRead): a JSON array of rows, decoded by
+ * `configsOfRead`. The same rows and order as `forTask`.
+ */
+export const pushConfigsRead =
+  (t: PushTaskRef) =>
+  ({ arg }: { arg: (v: unknown) => string }): string =>
+    `(select coalesce(json_agg(json_build_object('account_id', account_id, 'agent_id', agent_id, 'task_id', task_id, 'id', id, 'url', url, 'token', token,
+       'auth_scheme', auth_scheme, 'auth_credentials', auth_credentials, 'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       'position', seq::text) order by seq, id), '[]'::json)
+     from push_configs where account_id = ${arg(t.accountId)} and agent_id = ${arg(t.agentId)} and task_id = ${arg(t.taskId)})`;
+
+/** The configs a pushConfigsRead found (the drivers give JSON as parsed values or, on some paths, as text). */
+export const configsOfRead = (value: unknown): PushConfigRecord[] => ((typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as Row[]).map(record);
 
 /** The A2A push notification configs of tasks; every query is scoped by account, agent and task. */
 export function pushConfigsRepo(db: Queryable) {
@@ -89,16 +103,16 @@ export function pushConfigsRepo(db: Queryable) {
     async page(t: PushTaskRef, after: PushConfigCursor | null, limit: number): Promise<{ configs: PushConfigRecord[]; next: PushConfigCursor | null }> {
       const { rows } = await db.query<Row>(
         `select ${COLUMNS} from push_configs
-         where ${OF_TASK} and ($4::bigint is null or ((extract(epoch from created_at) * 1000000)::bigint, id) > ($4::bigint, $5::text))
-         order by created_at, id limit $6`,
-        [...taskParams(t), after?.createdUs ?? null, after?.id ?? null, limit + 1],
+         where ${OF_TASK} and ($4::bigint is null or (seq, id) > ($4::bigint, $5::text))
+         order by seq, id limit $6`,
+        [...taskParams(t), after?.position ?? null, after?.id ?? null, limit + 1],
       );
       const shown = rows.slice(0, limit);
       return { configs: shown.map(record), next: rows.length > limit ? cursorOf(shown[shown.length - 1]!) : null };
     },
     /** Every config of a task, in creation order: what a delivery sends to. */
     async forTask(t: PushTaskRef): Promise<PushConfigRecord[]> {
-      const { rows } = await db.query<Row>(`select ${COLUMNS} from push_configs where ${OF_TASK} order by created_at, id`, taskParams(t));
+      const { rows } = await db.query<Row>(`select ${COLUMNS} from push_configs where ${OF_TASK} order by seq, id`, taskParams(t));
       return rows.map(record);
     },
     /** Whether a config was there to delete. */

@@ -6,5 +6,7 @@ import { sandboxCall } from './sandbox-call.ts';
 import { mcpCall } from './mcp-call.ts';
 import { hostileUpload } from './hostile-upload.ts';
 import { a2aSend } from './a2a-send.ts';
+import { pushFanout } from './push-fanout.ts';
+import { builtinCall } from './builtin-call.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall];

@@ -1,14 +1,9 @@
-import os from 'node:os';
-import path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import pino from 'pino';
-import { startPlatform } from '../../bin/node.ts';
-import { loadConfig, registerUpload, versionOutcome } from '../../runtime/index.ts';
-import { openStore } from '../../store/index.ts';
+import { registerUpload, versionOutcome } from '../../runtime/index.ts';
 import { buildComponent } from '../../test/helpers/components.ts';
 import { CALC_WAT, CALC_WIT } from '../../test/helpers/mcp.ts';
 import { npack } from '../../test/helpers/npack.ts';
 import { scope } from '../cleanup.ts';
+import { inProcessNode } from '../in-process-node.ts';
 import { mcpLoadClient } from '../mcp-client.ts';
 import { startEchoServer, startSdkServer } from '../mcp-reference.ts';
 import { ratio } from '../stats.ts';
@@ -32,22 +27,7 @@ export const mcpCall: Scenario = {
     const s = scope();
     try {
       status('mcp-call: starting a platform node (PGlite), the SDK server and the echo server');
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-mcp-'));
-      s.defer('remove the data directory', () => rmSync(dataDir, { recursive: true, force: true }));
-      const store = await openStore({ driver: 'pglite' });
-      s.defer('close the store', () => store.close());
-      // The limiter still counts every call; its limit is raised so a load test is not a rate-limit test. Likewise the
-      // per-address connection cap: every load connection comes from loopback, one per caller in flight.
-      const config = loadConfig({
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        PLATFORM_DATA_DIR: dataDir,
-        PLATFORM_MCP_REQUEST_RATE: '1000000000',
-        PLATFORM_MCP_INITIALIZE_RATE: '1000000',
-        PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency)),
-      });
-      const node = await startPlatform({ config, store, logger: pino({ level: 'silent' }), writeNodeFile: false });
-      s.defer('stop the platform node', () => node.close());
+      const { node, config } = await inProcessNode(s, 'mcp-call', opts.concurrency);
       const svc = node.services;
       const demo = node.demo!;
       const user = (await svc.store.principals.findUserByEmail(demo.userEmail))!;
@@ -57,7 +37,6 @@ export const mcpCall: Scenario = {
       await versionOutcome(svc, { accountId: demo.accountId, capabilityId: up.capability_id, version: 1 });
       const gateway = await svc.admin.createGateway({ account: demo.accountId, handle: 'bench', auth: 'private', presentation: 'direct' });
       await svc.admin.bindGateway({ gateway: gateway.id, capability: up.capability_id });
-      await svc.admin.setBudget({ account: demo.accountId, credits: 1_000_000_000 });
 
       const sdk = await startSdkServer();
       s.defer('stop the SDK server', () => sdk.close());

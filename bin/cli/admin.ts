@@ -1,6 +1,7 @@
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { isPlatformError, createServices, loadConfig, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
+import { isPlatformError, createServices, loadConfig, OPENAPI_LIMITS, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
 import { OPERATOR_TOKEN_HEADER } from '../../edge/index.ts';
 import { readNodeFile } from '../data-dir.ts';
 import { openConfiguredStore } from '../node.ts';
@@ -9,6 +10,17 @@ import { CommandError, print, UsageError } from './output.ts';
 type Spec = { options: Record<string, { type: 'string' | 'boolean' }>; required: string[]; positional?: string; build(v: Record<string, any>, pos: string[]): Record<string, unknown> };
 
 const str = { type: 'string' } as const;
+
+/** An OpenAPI document from a file (`-` for standard input), its size checked before it is read. */
+function readSpec(file: string): string {
+  try {
+    if (file !== '-' && statSync(file).size > OPENAPI_LIMITS.documentBytes) throw new UsageError(`--spec ${file} is larger than ${OPENAPI_LIMITS.documentBytes / 1024 / 1024} MiB`);
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--spec ${file} cannot be read: ${(err as Error).message}`);
+  }
+}
 
 function capabilityOrAgentTool(verb: string, v: Record<string, any>) {
   if ((v.capability === undefined) === (v['agent-tool'] === undefined)) throw new UsageError(`platform admin agent ${verb}: give --capability <id|name> or --agent-tool <id|handle>`);
@@ -82,6 +94,29 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
     options: { account: str, handle: str, name: str, description: str, instructions: str, model: str },
     required: ['account', 'handle', 'name'],
     build: (v) => ({ account: v.account, handle: v.handle, name: v.name, description: v.description, instructions: v.instructions, model: v.model }),
+  },
+  // A connector of an account: a custom MCP server, a REST API from its OpenAPI 3 document, or a server of an MCP
+  // registry. Its tools become {namespace}_{operation} wherever it is bound.
+  'connector create': {
+    command: 'connector.create',
+    options: { account: str, kind: str, name: str, namespace: str, url: str, spec: str, server: str, header: str, 'api-key': str, ttl: str, description: str },
+    required: ['account', 'name'],
+    build: (v) => {
+      if (v.ttl !== undefined && !/^\d+$/.test(v.ttl)) throw new UsageError('--ttl takes a whole number of seconds');
+      return {
+        account: v.account,
+        kind: v.kind,
+        name: v.name,
+        namespace: v.namespace,
+        url: v.url,
+        spec: v.spec === undefined ? undefined : readSpec(v.spec),
+        server: v.server,
+        header: v.header,
+        apiKey: v['api-key'],
+        description: v.description,
+        ttl: v.ttl === undefined ? undefined : Number(v.ttl),
+      };
+    },
   },
   // What an agent may call: a capability's tools, or another agent of its account as the tool `agent_{handle}`.
   'agent bind': {

@@ -102,10 +102,13 @@ async function upCli(argv: string[]) {
     process.stderr.write('stopping the cluster...\n');
     for (const c of children) c.kill('SIGTERM');
   };
+  // The nodes are one platform: they share the public URLs (node 1's port), as nodes behind one load balancer do, so
+  // a token one node issues names the issuer every node verifies; any node still answers on its own port.
+  const publicPort = process.env.PLATFORM_PUBLIC_PORT ?? String(base);
   for (let i = 0; i < n; i++) {
     const port = base + i;
     const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve'], {
-      env: { ...env, PORT: String(port), PLATFORM_NODE_ID: `node-${i + 1}`, PLATFORM_SEED_DEMO: i === 0 ? (process.env.PLATFORM_SEED_DEMO ?? 'true') : 'false' },
+      env: { ...env, PORT: String(port), PLATFORM_PUBLIC_PORT: publicPort, PLATFORM_NODE_ID: `node-${i + 1}`, PLATFORM_SEED_DEMO: i === 0 ? (process.env.PLATFORM_SEED_DEMO ?? 'true') : 'false' },
       stdio: ['ignore', i === 0 ? 'inherit' : 'ignore', 'inherit'],
     });
     children.push(child);

@@ -1,6 +1,11 @@
-import { pushBackendMethods, type AgentGateway, type PushConfigs, type SendHooks } from '../../runtime/index.ts';
+import { pushBackendMethods, type A2aStreamResponse, type AgentGateway, type PushConfigs, type SendHooks } from '../../runtime/index.ts';
 import type { A2aBackend, A2aCallContext } from './backend.ts';
 import type { SendMessageParams } from './schemas.ts';
+import { tagGates } from './gate-tagging.ts';
+
+async function* tagged(frames: AsyncIterable<A2aStreamResponse>, extensions: readonly string[]): AsyncGenerator<A2aStreamResponse> {
+  for await (const f of frames) yield tagGates(f, extensions);
+}
 
 /**
  * The node's runtime as the gateway's backend: the agents' runs for the task methods, the push configs for the
@@ -15,12 +20,13 @@ export function agentBackend(agents: AgentGateway, push: PushConfigs): A2aBacken
     return { onTask: (taskId) => push.create({ ...inline, taskId }, ctx) };
   };
   return {
-    sendMessage: async (p, ctx) => agents.sendMessage(p, ctx, hooks(p, ctx)),
-    sendStreamingMessage: (p, ctx) => agents.sendStreamingMessage(p, ctx, hooks(p, ctx)),
-    getTask: (p, ctx) => agents.getTask(p, ctx),
-    listTasks: (p, ctx) => agents.listTasks(p, ctx),
+    sendMessage: async (p, ctx) => tagGates(await agents.sendMessage(p, ctx, hooks(p, ctx)), ctx.extensions),
+    sendStreamingMessage: (p, ctx) => tagged(agents.sendStreamingMessage(p, ctx, hooks(p, ctx)), ctx.extensions),
+    streamRun: (p, ctx) => agents.streamRun(p, ctx, hooks(p, ctx)),
+    getTask: async (p, ctx) => tagGates({ task: await agents.getTask(p, ctx) }, ctx.extensions).task,
+    listTasks: async (p, ctx) => tagGates(await agents.listTasks(p, ctx), ctx.extensions),
     cancelTask: (p, ctx) => agents.cancelTask(p, ctx),
-    subscribeToTask: (p, ctx) => agents.subscribeToTask(p, ctx),
+    subscribeToTask: (p, ctx) => tagged(agents.subscribeToTask(p, ctx), ctx.extensions),
     ...pushBackendMethods(push),
   };
 }

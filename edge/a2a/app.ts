@@ -6,6 +6,8 @@ import { isPlatformError, PlatformError, ttlCache, type Services } from '../../r
 import type { AgentRecord } from '../../store/index.ts';
 import { prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
+import { AGUI_BODY_LIMIT } from './agui-input.ts';
+import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
 import type { A2aBackend, A2aCallContext } from './backend.ts';
 import { agentCard, CARD_CACHE_CONTROL, CARD_EXTENSIONS, cardEtag, notModified } from './card.ts';
 import { readableId, readEnvelope, type RpcId } from './envelope.ts';
@@ -52,6 +54,9 @@ const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'A2A_BODY_TOO_LARGE' } as con
 type Body = ParsedBody | { ok: false; reason: 'media_type' } | { ok: 'later'; bytes: Buffer };
 
 const bodyTooLarge = () => new PlatformError('A2A_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (28 MiB): files of up to 20 MiB fit inline as raw parts`);
+const aguiTooLarge = () => new PlatformError('AGUI_BODY_TOO_LARGE', `the run input is larger than ${AGUI_BODY_LIMIT} bytes (8 MiB): send only the new user message, files as url parts`);
+/** Whether a request is for the AG-UI route, whose bodies and errors are its own. */
+const isAgui = (request: FastifyRequest) => AGUI_PATHS.has(request.url.split('?')[0]!);
 
 function sendError(reply: FastifyReply, wire: WireError, id: RpcId | null) {
   for (const [k, v] of Object.entries(wire.headers)) reply.header(k, v);
@@ -87,8 +92,11 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
   // body is parsed on arrival (so even a refusal can echo its id); a large one only once its caller is admitted.
   app.removeAllContentTypeParsers();
   // Bodies are read by read-body.ts, not by Fastify's reader, which joins a large body in one copy at its end.
-  const read = (request: FastifyRequest, payload: NodeJS.ReadableStream, keep: boolean) =>
-    readBody(payload as Readable, { length: declaredLength(request.headers['content-length']), limit: BODY_LIMIT, keep, tooLarge: bodyTooLarge });
+  const read = (request: FastifyRequest, payload: NodeJS.ReadableStream, keep: boolean) => {
+    const length = declaredLength(request.headers['content-length']);
+    if (isAgui(request)) return readBody(payload as Readable, { length, limit: AGUI_BODY_LIMIT, keep, tooLarge: aguiTooLarge });
+    return readBody(payload as Readable, { length, limit: BODY_LIMIT, keep, tooLarge: bodyTooLarge });
+  };
   app.addContentTypeParser(JSON_TYPES, async (request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Body> => {
     const bytes = (await read(request, payload, true))!;
     return bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes };
@@ -135,12 +143,17 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     let e: unknown = err;
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = bodyTooLarge();
     else if (!isPlatformError(err) && err.statusCode && err.statusCode < 500) e = new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`);
+    if (isAgui(request)) return sendAguiError(request, reply, e);
     const wire = wireErrorOf(e);
     if (wire.internal) request.log.error({ err }, 'a2a request failed');
     return sendError(reply, wire, bodyId(request));
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
+    const path = request.url.split('?')[0]!;
+    if (AGUI_PATHS.has(path)) {
+      reply.header('allow', 'POST');
+      return sendAguiError(request, reply, new PlatformError('A2A_METHOD_NOT_ALLOWED', `POST the AG-UI run input (not ${request.method})`));
+    }
     const e =
       path === '/' || path === '/stream'
         ? (reply.header('allow', 'POST'), new PlatformError('A2A_METHOD_NOT_ALLOWED', `use POST for JSON-RPC requests (not ${request.method})`))
@@ -220,6 +233,20 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
   // `/stream` is the legacy alias of `/` (spec §4.3): the same methods, streaming or not.
   app.post('/', rpc);
   app.post('/stream', rpc);
+
+  // AG-UI runs (spec §4.3): the same admission and body reading, AG-UI's input and events (agui-route.ts).
+  const agui = aguiRoute({
+    admit: opts.admit,
+    backend,
+    body: (request, accountId, signal, base64) => {
+      const body = request.body as Body | undefined;
+      if (!body || (body.ok === false && body.reason === 'media_type')) {
+        throw new PlatformError('A2A_CONTENT_TYPE_NOT_SUPPORTED', 'Content type not supported: POST the AG-UI run input with Content-Type: application/json');
+      }
+      return parsed(body, accountId, signal, base64);
+    },
+  });
+  for (const path of AGUI_PATHS) app.post(path, agui);
 
   await app.ready();
   return app;

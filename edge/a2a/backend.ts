@@ -1,3 +1,4 @@
+import type { RunToolCall, RunToolResult } from '../../runtime/index.ts';
 import type { PrincipalKind, Role } from '../../store/index.ts';
 import type {
   AgentCard,
@@ -40,6 +41,9 @@ export interface A2aCallContext {
   signal: AbortSignal;
 }
 
+/** One item of a run's stream as the AG-UI route reads it: an A2A frame, or a tool call or its result. */
+export type RunEvent = StreamResponse | { toolCall: RunToolCall } | { toolResult: RunToolResult };
+
 /**
  * What the agent gateway asks of the agent runtime: the ten task and push-config methods of A2A 1.0 over the
  * normalized params of schemas.ts (camelCase, enum names, no `tenant`). Results must be the wire shapes of
@@ -52,6 +56,8 @@ export interface A2aBackend {
   sendMessage(params: SendMessageParams, ctx: A2aCallContext): Promise<SendMessageResult>;
   /** The first frame is the Task (or the one Message of a bare reply); then updates. */
   sendStreamingMessage(params: SendMessageParams, ctx: A2aCallContext): AsyncIterable<StreamResponse>;
+  /** The frames of sendStreamingMessage with the run's tool calls and results, for the AG-UI route (without it, AG-UI shows no tool calls). */
+  streamRun?(params: SendMessageParams, ctx: A2aCallContext): AsyncIterable<RunEvent>;
   getTask(params: GetTaskParams, ctx: A2aCallContext): Promise<Task>;
   listTasks(params: ListTasksParams, ctx: A2aCallContext): Promise<ListTasksResult>;
   cancelTask(params: CancelTaskParams, ctx: A2aCallContext): Promise<Task>;

@@ -19,6 +19,8 @@ export interface SseSource<T> {
   error(err: unknown): unknown;
   /** Whether the stream ends after this event even if the source has more (it is told to stop). */
   last?(event: T): boolean;
+  /** How a frame is written: by default one `data:` line of JSON (sseFrame); a protocol's own encoder otherwise. */
+  encode?(frame: unknown): string | Uint8Array;
 }
 
 /**
@@ -29,6 +31,7 @@ export interface SseSource<T> {
  */
 export function sseStream<T>(source: SseSource<T>): Readable {
   const it = source.events[Symbol.asyncIterator]();
+  const encode = source.encode ?? sseFrame;
   let done = false;
   const finish = () => {
     if (done) return;
@@ -46,7 +49,7 @@ export function sseStream<T>(source: SseSource<T>): Readable {
           this.push(null);
           return;
         }
-        this.push(sseFrame(source.frame(r.value)));
+        this.push(encode(source.frame(r.value)));
         if (source.last?.(r.value)) {
           finish();
           this.push(null);
@@ -54,7 +57,7 @@ export function sseStream<T>(source: SseSource<T>): Readable {
       } catch (err) {
         if (this.destroyed || done) return;
         finish();
-        this.push(sseFrame(source.error(err)));
+        this.push(encode(source.error(err)));
         this.push(null);
       }
     },

@@ -4,8 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Services } from '../../runtime/index.ts';
 import { capabilitiesRoutes } from './capabilities-routes.ts';
+import { autonomyRoutes } from './autonomy-routes.ts';
 import { uploadRoute, UPLOAD_BODY_LIMIT } from './upload-route.ts';
 import { activationRoute } from './activation-route.ts';
+import { approvalRoutes } from './approval-routes.ts';
 import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
@@ -29,7 +31,7 @@ export { CLI_CLIENT_ID } from './platform-routes.ts';
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */
@@ -70,6 +72,8 @@ export async function managementApp(opts: {
   capabilitiesRoutes(app, opts.services);
   uploadRoute(app, opts.services);
   activationRoute(app, opts.services);
+  approvalRoutes(app, opts.services);
+  autonomyRoutes(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from 'typebox';
 import { CATEGORY_STATUS, ManagementErrorSchema, type Category } from './errors.ts';
 import { component, COMPONENTS, type ManagementApp } from './schemas.ts';
+import { AUTONOMY_COMPONENTS } from './autonomy-schemas.ts';
 
 /**
  * The OpenAPI 3.1 document of the management API, generated from the routes' own schemas (@fastify/swagger collects
@@ -62,7 +63,7 @@ export function errorResponses(statuses: readonly ErrorStatus[], why: Partial<Re
 
 /** Registers the document's generator; it must come before the routes, which it collects as they are added. */
 export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string }) {
-  for (const schema of [ManagementErrorSchema, ...COMPONENTS] as TSchema[]) app.addSchema(schema);
+  for (const schema of [ManagementErrorSchema, ...COMPONENTS, ...AUTONOMY_COMPONENTS] as TSchema[]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -70,12 +71,13 @@ export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string
         title: 'Agent platform management API',
         version,
         description:
-          'Upload plugins, list capabilities and log in with the device flow. `/v1` answers are wrapped in `data`; the two OAuth routes answer bare. ' +
+          'Upload plugins, list capabilities, set autonomy policies and log in with the device flow. `/v1` answers are wrapped in `data`; the two OAuth routes answer bare. ' +
           'Errors are `{category, code, message}`; docs/errors.md lists every code. The browser pages (`/device`, `/viz`) and the operator channel are not part of this API.',
       },
       servers: [{ url: opts.apiUrl }],
       tags: [
         { name: 'capabilities', description: 'Plugins, built-ins and connectors of the account.' },
+        { name: 'autonomy', description: 'Policies that decide tool calls (account, agent, user), and the decisions they made.' },
         { name: 'oauth', description: 'The device authorization grant (RFC 8628).' },
         { name: 'platform', description: 'CLI bootstrap, health probes and this document.' },
         { name: 'viz', description: 'Statecharts of the platform, and live actors of the account.' },

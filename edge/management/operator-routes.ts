@@ -26,7 +26,8 @@ export function operatorRoutes(app: ManagementApp, services: Pick<Services, 'adm
   app.post(
     '/_operator/admin',
     // A body that fails its schema is answered by the handler, in the CLI's format like any other failure.
-    { onRequest: operatorOnly, attachValidation: true, schema: { hide: true, body: OperatorCommand } },
+    // Room for an OpenAPI document of a REST connector (4 MiB, escaped in JSON); only the operator gets this far.
+    { onRequest: operatorOnly, bodyLimit: 6 * 1024 * 1024, attachValidation: true, schema: { hide: true, body: OperatorCommand } },
     async (request, reply) => {
       try {
         if (request.validationError) throw new PlatformError('MGMT_INVALID_BODY', `malformed request body: ${request.validationError.message}`);

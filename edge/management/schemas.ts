@@ -52,10 +52,39 @@ const PluginVersion = Type.Object({
 });
 export type PluginVersionWire = Static<typeof PluginVersion>;
 
+const PluginSpecifications = Type.Object(
+  { type: Type.Enum(CAPABILITY_TYPES), active_version: Type.Integer({ minimum: 0 }), versions: Type.Array(PluginVersion) },
+  { description: 'Of a plugin (or connector): its versions.' },
+);
+const BuiltinSpecifications = Type.Object(
+  {
+    type: Type.Literal('builtin'),
+    kind: Type.String({ description: 'Files, Memory, Code Runner, ...' }),
+    sort_order: Type.Integer(),
+    config: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String() }), { description: 'The tools it gives a gateway or agent it is bound to (an extension of the spec).' }),
+  },
+  { description: 'Of a built-in (spec §2).' },
+);
+
+const ConnectorSpecifications = Type.Object(
+  {
+    type: Type.Literal('connector'),
+    kind: Type.String({ enum: ['rest', 'custom-mcp', 'mcp-registry'], description: 'A REST API from its OpenAPI document, a custom MCP server, or a server picked from an MCP registry.' }),
+    url: Type.String({ description: 'The API\'s base URL or the MCP server\'s URL, without query or credentials.' }),
+    source: Type.Union([Type.Object({ registry: Type.String(), server: Type.String(), version: Type.String() }), Type.Null()], { description: 'Where a registry connector came from, else null.' }),
+    ttl_seconds: Type.Integer({ description: 'How long a node keeps an MCP server\'s tool list before listing it again.' }),
+    tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String() }), {
+      description: 'Its operations (REST), or the tools the MCP server listed when the connector was made (the surfaces list it live).',
+    }),
+  },
+  { description: 'Of a connector (an extension of the spec, which does not show it).' },
+);
+
 export const CapabilitySchema = Type.Object(
   {
     id: Type.String({ description: 'UUID for plugins; a fixed string id for built-ins.' }),
-    account_id: Uuid('The owning account.'),
+    account_id: Type.Optional(Uuid('The owning account (plugins and connectors; built-ins belong to the platform).')),
     name: Type.String(),
     description: Type.String(),
     namespace: Type.String({ description: 'Unique per account; the prefix of MCP tool names.' }),
@@ -63,11 +92,7 @@ export const CapabilitySchema = Type.Object(
     is_active: Type.Boolean(),
     active_version: Type.Integer({ minimum: 0, description: '0 means no activated version.' }),
     logo_url: Type.String(),
-    specifications: Type.Object({
-      type: Type.Enum(CAPABILITY_TYPES),
-      active_version: Type.Integer({ minimum: 0 }),
-      versions: Type.Array(PluginVersion),
-    }),
+    specifications: Type.Union([PluginSpecifications, BuiltinSpecifications, ConnectorSpecifications]),
     audit_info: Type.Object({
       created_at: Timestamp('Creation time'),
       created_by: Type.String({ description: 'UUID of the creating principal.' }),
@@ -92,7 +117,9 @@ export const CapabilityList = data(
   'One page of the capabilities, and how many match in all.',
 );
 
-export const CapabilityPath = Type.Object({ id: Uuid('The capability id.') });
+export const CapabilityPath = Type.Object({
+  id: Type.Union([Uuid('A plugin or connector id.'), Type.String({ pattern: '^builtin-[a-z0-9-]{1,60}$', description: 'A built-in id.' })], { description: 'The capability id.' }),
+});
 export const OneCapability = data(component(CapabilitySchema), 'The capability.');
 
 export const VersionPath = Type.Object({ id: Uuid('The capability id.'), version: Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'The version number.' }) });
@@ -199,5 +226,55 @@ export const OperatorCommand = Type.Object({
   params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 
+// Approval gates (spec §1: list pending for a thread, a workflow run or the account; submit a decision) ---------
+
+export const GATE_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
+const GateSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The gate id (the `gateId` of its `platform.gate_decision` payload).' }),
+    state: Type.Enum(GATE_STATES, { description: 'pending until a decision or the expiry; every other state is final.' }),
+    agent_id: Uuid('The agent whose run waits.'),
+    task_id: Type.String({ description: 'The A2A task that waits on the gate.' }),
+    context_id: Type.String({ description: 'The thread (A2A contextId) of the task.' }),
+    workflow_run_id: Type.Union([Type.String(), Type.Null()], { description: 'The workflow run that waits, when a workflow opened the gate.' }),
+    owner_id: Type.String({ description: 'The principal whose run it is.' }),
+    tool: Type.String({ description: 'The tool the call would run.' }),
+    tool_call_id: Type.String(),
+    arguments: Type.Unknown({ description: 'The exact arguments of the call.' }),
+    arguments_hash: Type.String({ description: '`sha256:<hex>` of the arguments in canonical JSON: a decision names it.' }),
+    opened_at: Timestamp('When the call asked'),
+    expires_at: Timestamp('When the gate expires (a denial) unless decided'),
+    decided_at: Type.Union([Timestamp('When it was decided or expired'), Type.Null()]),
+    decided_by: Type.Union([Type.String({ description: 'The principal who decided.' }), Type.Null()]),
+  },
+  { $id: 'ApprovalGate', description: 'One human decision on one tool call an autonomy policy sent to `ask`.' },
+);
+export type GateWire = Static<typeof GateSchema>;
+
+export const GateListQuery = Type.Object({
+  context_id: Type.Optional(Text(200, 'Only the gates of this thread (A2A contextId).')),
+  workflow_run_id: Type.Optional(Text(200, 'Only the gates of this workflow run.')),
+  state: Type.Optional(Type.Enum(GATE_STATES, { default: 'pending', description: 'Gates in this state (default `pending`).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size.' })),
+  cursor: Type.Optional(Text(300, 'Where the previous page ended (its `next_cursor`).')),
+});
+export const GateList = data(
+  Type.Object({ gates: Type.Array(component(GateSchema)), next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'The next page, or null on the last.' }) }),
+  'One page of gates, the longest waiting first.',
+);
+export const GatePath = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL, description: 'The gate id.' }) });
+export const OneGate = data(component(GateSchema), 'The gate.');
+export const GateDecisionBody = Type.Object(
+  {
+    decision: Type.Enum(['approve', 'deny'] as const, { description: 'What the human decided.' }),
+    arguments_hash: Type.String({ minLength: 1, maxLength: 128, pattern: NO_NUL, description: 'The `arguments_hash` of the gate: the decision is bound to those arguments.' }),
+  },
+  { additionalProperties: false },
+);
+export const GateDecided = data(
+  Type.Object({ outcome: Type.Enum(['approved', 'denied'] as const), gate: component(GateSchema) }),
+  'The decision was taken; the run resumes.',
+);
+
 /** The named components, registered on the app before any route refers to them. */
-export const COMPONENTS: TSchema[] = [CapabilitySchema, UploadResultSchema, DeviceAuthorizationSchema, TokenResponseSchema];
+export const COMPONENTS: TSchema[] = [CapabilitySchema, UploadResultSchema, DeviceAuthorizationSchema, TokenResponseSchema, GateSchema];

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { TOOL_NAME } from '../../runtime/index.ts';
 
 /**
  * The patterns the schemas use, each with how a value that fails it is described (Ajv would quote the expression).
@@ -10,6 +11,8 @@ export const PATTERNS = {
   noNul: { pattern: '^[^\\u0000]*$', means: 'must not contain NUL characters' },
   uuid: { pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', means: 'must be a UUID' },
   clientId: { pattern: '^[\\x21-\\x7e]{1,200}$', means: 'must be 1 to 200 visible ASCII characters' },
+  toolName: { pattern: TOOL_NAME.source, means: 'must be * or a tool name of 1 to 128 letters, digits, _ . : -' },
+  cursor: { pattern: '^[A-Za-z0-9_-]{1,40}$', means: 'must be a cursor this API issued' },
 } as const;
 
 const MEANS = new Map<string, string>(Object.values(PATTERNS).map((p) => [p.pattern, p.means]));

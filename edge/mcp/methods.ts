@@ -61,22 +61,24 @@ const toolError = (message: string) => ({ content: text(message), isError: true 
 
 /** The tool methods of one gateway, per caller; every answer is computed from the caller's own view. */
 export function createToolMethods(deps: MethodDeps) {
+  const targetOf = (scope: CallScope): BindingTarget => ({ kind: 'gateway', id: scope.ctx.gateway.id, accountId: scope.ctx.gateway.accountId });
+
   async function view(scope: CallScope): Promise<{ mode: EffectiveMode; tools: ToolEntry[] }> {
-    const target: BindingTarget = { kind: 'gateway', id: scope.ctx.gateway.id, accountId: scope.ctx.gateway.accountId };
+    const target = targetOf(scope);
     const [visible, bound] = await Promise.all([deps.registry.visible(target, scope.caller), deps.registry.bound(target)]);
     return { mode: effectiveMode(scope.ctx.gateway.presentationMode, bound.length), tools: visible };
   }
 
-  const describe = (scope: CallScope, t: ToolEntry) => ({
+  const describe = async (scope: CallScope, t: ToolEntry) => ({
     name: t.name,
     description: t.description,
     inputSchema: t.inputSchema,
     annotations: { readOnlyHint: t.readOnly },
-    _meta: { [AUTONOMY_META]: { outcome: deps.policy.outlook(scope.caller, t) } },
+    _meta: { [AUTONOMY_META]: { outcome: await deps.policy.outlook(scope.caller, t, targetOf(scope)) } },
   });
 
   async function runTool(scope: CallScope, tool: ToolEntry, args: unknown): Promise<Record<string, unknown>> {
-    const decision = decideNonInteractive(deps.policy, scope.caller, tool, args);
+    const decision = await decideNonInteractive(deps.policy, scope.caller, tool, args, targetOf(scope));
     if (!decision.allowed) return { ...toolError(`denied: ${decision.reason}`), structuredContent: { denied: true, reason: decision.reason } };
     const accountId = scope.ctx.gateway.accountId;
     const budget = await deps.guards.allocate(accountId, scope.requestId);
@@ -109,7 +111,7 @@ export function createToolMethods(deps: MethodDeps) {
     if (action === 'schema') {
       const t = find(args.name);
       if (!t) return toolError(`unknown tool: ${String(args.name)}`);
-      const d = describe(scope, t);
+      const d = await describe(scope, t);
       return { content: text(JSON.stringify(d)), structuredContent: d };
     }
     if (action === 'execute') {
@@ -127,7 +129,7 @@ export function createToolMethods(deps: MethodDeps) {
     async list(scope: CallScope, params: ParamsOf<'tools/list'>) {
       const offset = decodeCursor(params.cursor);
       const { mode, tools } = await view(scope);
-      const all = mode === 'direct' ? tools.map((t) => describe(scope, t)) : metaTools(mode).map((m) => ({ name: m.name, description: m.description, inputSchema: m.inputSchema }));
+      const all = mode === 'direct' ? await Promise.all(tools.map((t) => describe(scope, t))) : metaTools(mode).map((m) => ({ name: m.name, description: m.description, inputSchema: m.inputSchema }));
       // Past the end: not a cursor this list could have issued (or the list shrank since): start again without one.
       if (offset > 0 && offset >= all.length) throw new RpcError(RPC.INVALID_PARAMS, 'Invalid cursor: it points past the end of the list; list again without a cursor');
       const page = all.slice(offset, offset + PAGE_SIZE);

@@ -1,18 +1,18 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import { createGatewayOAuth, defaultAutonomyPolicy, type Services } from '../../runtime/index.ts';
+import { createGatewayOAuth, type Services } from '../../runtime/index.ts';
 import { createMcpAdmission } from './admission.ts';
 import { createMcpApp } from './app.ts';
 import { createMcpGuards } from './guards.ts';
 import { registerMcpOAuthRoutes } from './oauth-routes.ts';
 
 /** The services the MCP surface uses: the composition root hands it these and no others. */
-export const MCP_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'signer', 'gateways', 'gatewayTokens', 'accountStatus', 'billing', 'mcpLimiter', 'toolRegistry'] as const;
+export const MCP_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'signer', 'gateways', 'gatewayTokens', 'accountStatus', 'billing', 'mcpLimiter', 'toolRegistry', 'autonomy'] as const;
 export type McpServices = Pick<Services, (typeof MCP_SERVICES)[number]>;
 
 /**
  * The MCP surface as the node serves it: the app wired to credential admission (API keys and the gateway's own
- * tokens), the billing and rate guards, the tool registry, the default autonomy policy and the gateway's OAuth
+ * tokens), the billing and rate guards, the tool registry, the account's autonomy policies and the gateway's OAuth
  * authorization server.
  */
 export function mcpSurface(s: McpServices, opts: { logger: Logger; serverFactory: FastifyServerFactory }): Promise<FastifyInstance> {
@@ -24,7 +24,7 @@ export function mcpSurface(s: McpServices, opts: { logger: Logger; serverFactory
     admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now, bus: s.bus }),
     guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
     registry: s.toolRegistry,
-    policy: defaultAutonomyPolicy,
+    policy: s.autonomy.policy,
     registerOAuthRoutes: (app) => registerMcpOAuthRoutes(app, { services: s, oauth: createGatewayOAuth({ store: s.store, tokens: s.gatewayTokens, now }) }),
   });
 }

@@ -15,6 +15,8 @@ export type A2aTaskState =
   | 'TASK_STATE_AUTH_REQUIRED';
 
 export const TERMINAL: ReadonlySet<string> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
+/** States in which a run waits on someone: a stream ends there, and a blocking send answers (spec §3). */
+export const INTERRUPTED: ReadonlySet<string> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 
 export interface A2aPart {
   text?: string;

@@ -3,9 +3,12 @@ import type { Store, ThreadRecordInput } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
-import { runFrames, type Follow } from './run-stream.ts';
+import { runEvents, runFrames, type Follow } from './run-stream.ts';
+import { isFrame, type RunEvent } from './run-tools.ts';
 import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun, type RunStartDeps } from './run-start.ts';
 import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
+import { gateDecisionOf, rejectionMessage, submitDecision, type GateDecisionPart } from './gate-resume.ts';
+import type { ApprovalGates } from '../approvals/index.ts';
 
 export interface AgentGatewayDeps {
   store: Pick<Store, 'agentTasks' | 'agentThreads'>;
@@ -18,6 +21,12 @@ export interface AgentGatewayDeps {
   recordMessage: (input: StepInput, record: ThreadRecordInput) => Promise<boolean>;
   now: () => number;
   maxSteps: number;
+  gates: Pick<ApprovalGates, 'get' | 'decide'>;
+  /**
+   * A task written without an actor (a run whose first turn failed) after its inline push config was stored: the
+   * push delivery of its state, since no actor's turn will announce it.
+   */
+  taskWritten?: (ref: { accountId: string; agentId: string; taskId: string }, task: A2aTask) => void;
 }
 
 const DEFAULT_PAGE = 50;
@@ -35,8 +44,20 @@ export interface SendHooks {
  */
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const scopeOf = (c: A2aCaller) => ({ accountId: c.accountId, agentId: c.agentId });
-  const frames = (run: { address: string; taskId: string; contextId: string; scope: { accountId: string; agentId: string } }) =>
+  const frames = (run: { address: string; taskId: string; contextId: string; scope: { accountId: string; agentId: string }; resumedGate?: string }) =>
     runFrames({ follow: deps.follow, store: deps.store }, run.address, run.scope, run);
+
+  /**
+   * A message carrying a gate decision (spec §3, §4.3): for the caller's own task, which must be in that context.
+   * Taken, the run resumes and is followed as a send's would be; refused, the answer says why (the task still waits).
+   */
+  async function decide(params: A2aSendParams, c: A2aCaller, d: GateDecisionPart) {
+    const row = await ownTask(c, params.message.taskId!);
+    if (row.contextId !== params.message.contextId) throw new PlatformError('A2A_INVALID_PARAMS', `message.contextId: task ${row.id} is not in context ${params.message.contextId}`);
+    const rejected = await submitDecision(deps, c, row, d);
+    const run = { address: addressOf(scopeOf(c), row.id), taskId: row.id, contextId: row.contextId, scope: scopeOf(c), resumedGate: d.gateId };
+    return { rejected: rejected ? rejectionMessage(params, d.gateId, rejected) : null, run };
+  }
 
   /** The caller's visible task, or A2A_TASK_NOT_FOUND. */
   async function ownTask(c: A2aCaller, id: string) {
@@ -49,7 +70,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
    * The first model turn, in the request: a bare reply is the whole run (a message, no task: a client's task id stays
    * taken, its row showing the reply); tool calls go on in an AgentTask.
    */
-  async function firstTurn(run: PreparedRun): Promise<{ message: A2aMessage } | { task: A2aTask } | { calls: ToolCallPlan[]; at: string }> {
+  async function firstTurn(run: PreparedRun, hooks: SendHooks): Promise<{ message: A2aMessage } | { task: A2aTask } | { calls: ToolCallPlan[]; at: string }> {
     const c = run.caller;
     const input: StepInput = { accountId: c.accountId, agentId: c.agentId, taskId: run.taskId, contextId: run.contextId, caller: callerOf(c), step: 0, visible: false };
     let out: ModelTurnOutput;
@@ -60,7 +81,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     } catch (err) {
       if (c.signal.aborted || isPlatformError(err, 'A2A_INVALID_PARAMS')) throw err;
       if (!(await deps.recordMessage(input, run.user.record))) throw await messageReused(deps, run);
-      return { task: await failedTask(run, asPlatformError(err)) };
+      return { task: await failedTask(run, asPlatformError(err), hooks) };
     }
     if (out.kind === 'tools') return { calls: out.calls, at: out.at };
     const message: A2aMessage = { messageId: out.messageId, role: 'ROLE_AGENT', parts: [{ text: out.text }], contextId: run.contextId };
@@ -70,14 +91,42 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
 
   /**
    * A run whose first turn failed (the model unreachable, too slow) is a failed task, as a later failure would be: the
-   * client learns why, and has an id to look it up by. Nothing runs any more, so no actor holds it.
+   * client learns why, and has an id to look it up by. Nothing runs any more, so no actor holds it: a push config
+   * sent with the message is stored now, and told of the failure from here.
    */
-  async function failedTask(run: PreparedRun, err: PlatformError): Promise<A2aTask> {
+  async function failedTask(run: PreparedRun, err: PlatformError, hooks: SendHooks): Promise<A2aTask> {
     const at = new Date(deps.now()).toISOString();
     const statusMessage: A2aMessage = { messageId: `${run.taskId}:status`, role: 'ROLE_AGENT', parts: [{ text: `${err.code}: ${err.message}` }], contextId: run.contextId, taskId: run.taskId };
     // One statement whether or not the client's id was reserved.
     await deps.store.agentTasks.upsert(run.scope, run.taskId, { contextId: run.contextId, ownerId: run.caller.principalId, visible: true, state: 'TASK_STATE_FAILED', statusMessage, statusAt: at, artifacts: [] });
-    return snapshot(run.caller, run.taskId, undefined);
+    const task = await snapshot(run.caller, run.taskId, undefined);
+    if (hooks.onTask) {
+      await hooks.onTask(run.taskId);
+      deps.taskWritten?.({ ...run.scope, taskId: run.taskId }, task);
+    }
+    return task;
+  }
+
+  async function* stream(params: A2aSendParams, c: A2aCaller, hooks: SendHooks, withTools: boolean): AsyncGenerator<RunEvent> {
+    const decision = gateDecisionOf(params.message);
+    if (decision) {
+      const { rejected, run } = await decide(params, c, decision);
+      if (rejected) {
+        // One update, not final: the task still waits on its gate.
+        yield { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: new Date(deps.now()).toISOString(), message: rejected } } };
+      } else if (!withTools) yield* frames(run);
+      else yield* runEvents({ follow: deps.follow, store: deps.store }, run.address, run.scope, run, { tools: { thread: threadScopeOf(c) } });
+      return;
+    }
+    const run = await prepareRun(deps, params, c, { write: false });
+    const first = await firstTurn(run, hooks);
+    if ('message' in first || 'task' in first) {
+      yield first;
+      return;
+    }
+    const started = await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks });
+    if (!withTools) yield* frames(started);
+    else yield* runEvents({ follow: deps.follow, store: deps.store }, started.address, started.scope, started, { tools: { thread: run.thread, calls: first.calls } });
   }
 
   async function snapshot(c: A2aCaller, id: string, historyLength: number | undefined): Promise<A2aTask> {
@@ -85,16 +134,31 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     return taskView(row, { artifacts: true, history: await historyOf(deps.store, threadScopeOf(c), row, historyLength) });
   }
 
+  /** A task exactly as its owner's GetTask (default history) shows it, or null when there is no task to show. */
+  async function ownerSnapshot(ref: { accountId: string; agentId: string; taskId: string }): Promise<A2aTask | null> {
+    const scope = { accountId: ref.accountId, agentId: ref.agentId };
+    const row = await deps.store.agentTasks.get(scope, ref.taskId);
+    if (!row || !row.visible) return null;
+    return taskView(row, { artifacts: true, history: await historyOf(deps.store, { ...scope, ownerId: row.ownerId }, row, undefined) });
+  }
+
   return {
     /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
     async sendMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): Promise<{ task: A2aTask } | { message: A2aMessage }> {
+      const decision = gateDecisionOf(params.message);
+      if (decision) {
+        const { rejected, run } = await decide(params, c, decision);
+        if (rejected) return { message: rejected };
+        for await (const _ of frames(run)) if (c.signal.aborted) break;
+        return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
+      }
       const immediate = params.configuration?.returnImmediately === true;
       const run = await prepareRun(deps, params, c, { write: immediate });
       if (immediate) {
         await launchRun(deps, run, { visible: true, ...hooks });
         return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
       }
-      const first = await firstTurn(run);
+      const first = await firstTurn(run, hooks);
       if ('message' in first || 'task' in first) return first;
       for await (const frame of frames(await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks }))) {
         if ('message' in frame || c.signal.aborted) break;
@@ -103,14 +167,11 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     },
 
     async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<A2aStreamResponse> {
-      const run = await prepareRun(deps, params, c, { write: false });
-      const first = await firstTurn(run);
-      if ('message' in first || 'task' in first) {
-        yield first;
-        return;
-      }
-      yield* frames(await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks }));
+      for await (const e of stream(params, c, hooks, false)) if (isFrame(e)) yield e;
     },
+
+    /** The stream of sendStreamingMessage with the run's tool calls and their results (the AG-UI route shows them). */
+    streamRun: (params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<RunEvent> => stream(params, c, hooks, true),
 
     /**
      * Whether a task is one the caller may attach things to (push configs): its own, and a task (or a run still
@@ -122,6 +183,9 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     },
 
     getTask: (params: { id: string; historyLength?: number }, c: A2aCaller) => snapshot(c, params.id, params.historyLength),
+
+    /** What a push notification carries: the task as its owner's GetTask shows it (null: no visible task). */
+    ownerSnapshot,
 
     async listTasks(params: A2aListParams, c: A2aCaller) {
       const limit = params.pageSize ?? DEFAULT_PAGE;

@@ -1,12 +1,15 @@
-import { jsonSchema, streamText, tool, type ToolSet } from 'ai';
-import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller } from '../../actors/index.ts';
+import { generateText, jsonSchema, streamText, tool, type ToolSet } from 'ai';
+import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
 import type { AgentRecord, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { EffectContext } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { ttlCache } from '../core/cache/index.ts';
 import type { Caller } from '../identity/index.ts';
 import type { ModelRegistry } from '../models/index.ts';
+import type { ApprovalGates } from '../approvals/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
+import { agentTaskAddressOf } from '../../actors/index.ts';
+import { taskKey } from './task-views.ts';
 import { HISTORY_WINDOW, modelMessages, type ToolCallsBody, type ToolResultsBody } from './thread-history.ts';
 
 /** What a tool result may put into the model's context; longer output is cut (the model is told so). */
@@ -17,6 +20,8 @@ export interface AgentStepDeps {
   models: Pick<ModelRegistry, 'resolve'>;
   tools: Pick<ToolRegistry, 'visible'>;
   policy: AutonomyPolicy;
+  /** Where a call the policy sends to `ask` waits for a human. */
+  gates: Pick<ApprovalGates, 'open'>;
   stepTimeoutMs: number;
   now: () => number;
 }
@@ -46,7 +51,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The two effects of an AgentTask: a model turn and a round of tool calls. Each reads the thread, does its work
- * once per step (a record keyed by task and step says it is done), and writes its record to the thread.
+ * once per step (a record keyed by task and step says it is done; an effect started again looks for it first), and
+ * writes its record to the thread.
  */
 export function agentSteps(deps: AgentStepDeps) {
   // Agents change rarely (an operator's command) and a turn reads one for every step: kept per node for a second.
@@ -64,7 +70,8 @@ export function agentSteps(deps: AgentStepDeps) {
 
   /** The effect: a step run again finds the record it wrote before and answers from it. */
   async function modelTurn(input: StepInput, ctx: EffectContext): Promise<ModelTurnOutput> {
-    const [done] = await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]);
+    // A first attempt has nothing to find: each step is entered once, so only a restarted effect may have written.
+    const [done] = ctx.attempt > 1 ? await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]) : [];
     if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
     const { output, record } = await turn(input, ctx, null);
     await deps.store.agentThreads.appendStep(scopeOf(input), input.contextId, record);
@@ -84,34 +91,25 @@ export function agentSteps(deps: AgentStepDeps) {
     const stored = pending?.newThread ? [] : await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW);
     const history = pending ? [...stored, { ...pending.record, seq: 0, createdAt: '' }] : stored;
     const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
-    let text = '';
-    const calls: ToolCallsBody['calls'] = [];
+    let said: Said;
     try {
-      const run = streamText({
+      const request: ModelRequest = {
         model: deps.models.resolve(agent.model),
         ...(agent.instructions ? { system: agent.instructions } : {}),
         messages: modelMessages(history),
         ...(tools.length ? { tools: toolSet(tools) } : {}),
         abortSignal: signal,
         maxRetries: 1,
-        // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
-        onError: () => {},
-      });
-      for await (const part of run.fullStream) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          // Chunks matter only to a task's streams (a bare reply is sent whole): nothing is published before.
-          if (input.visible) ctx.progress({ text: part.text });
-        } else if (part.type === 'tool-call') calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
-        else if (part.type === 'error') throw part.error;
-      }
-      // An aborted stream ends quietly (an `abort` part): the text so far is not an answer.
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      };
+      // Chunks matter only to a task's streams: a turn before the run is a task (a bare reply is sent whole) is asked
+      // whole, one JSON answer with no stream to parse.
+      said = input.visible ? await streamed(request, ctx.progress) : await whole(request);
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
       throw new PlatformError('MODEL_FAILED', `the model ${agent.model} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+    const { text, calls } = said;
     if (calls.length) {
       const body: ToolCallsBody = { calls, ...(text ? { text } : {}) };
       return { output: turnOutput({ calls }, input, deps.now()), record: { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls' as const, body } };
@@ -128,33 +126,68 @@ export function agentSteps(deps: AgentStepDeps) {
    */
   async function firstTurn(input: StepInput, signal: AbortSignal, user: { record: ThreadRecordInput; newThread: boolean }) {
     const { output, record } = await turn(input, { signal, progress: () => {} }, user);
-    const written = await deps.store.agentThreads.start(scopeOf(input), input.contextId, [user.record, record]);
+    // A reply is the run's last write and must be on disk when the client reads it; tool calls go on in an AgentTask
+    // whose creation commits (synchronously) right after.
+    const written = await deps.store.agentThreads.start(scopeOf(input), input.contextId, [user.record, record], { durable: output.kind === 'reply' });
     return { output, written };
   }
 
   async function callTools(input: CallToolsInput, ctx: EffectContext): Promise<CallToolsOutput> {
     const scope = scopeOf(input);
-    const done = await deps.store.agentThreads.get(scope, input.contextId, resultsRecordId(input));
+    const done = ctx.attempt > 1 ? await deps.store.agentThreads.get(scope, input.contextId, resultsRecordId(input)) : null;
     if (done) return resultsOutput((done.body as ToolResultsBody).results, deps.now());
     const tools = new Map((await visibleTools(input)).map((t) => [t.name, t]));
     const caller = callerOf(input);
-    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
-    const results: ToolResultsBody['results'] = [];
+    // Every call is decided before any runs: a call that needs a human stops the round before anything ran, and the
+    // round runs again, whole, once the human decided.
+    const plan: { call: ToolCallPlan; entry?: ToolEntry; refused?: string }[] = [];
     for (const call of input.calls) {
+      ctx.progress({ step: input.step, toolCall: call });
       const entry = tools.get(call.name);
       if (!entry) {
-        results.push({ id: call.id, name: call.name, isError: true, output: `There is no tool named ${call.name} bound to this agent.` });
+        plan.push({ call, refused: `There is no tool named ${call.name} bound to this agent.` });
         continue;
       }
-      const decision = deps.policy.evaluate(caller, entry, call.args);
-      if (decision.decision !== 'allow') {
-        results.push({ id: call.id, name: call.name, isError: true, output: `The call was refused: ${decision.reason}.` });
+      const human = input.approvals?.[call.id];
+      if (human) {
+        plan.push(human === 'approved' ? { call, entry } : { call, entry, refused: human === 'denied' ? 'A person denied this call.' : 'The approval this call needed expired before anyone decided.' });
+        continue;
+      }
+      const decision = await deps.policy.evaluate(caller, entry, call.args, { kind: 'agent', id: input.agentId, accountId: input.accountId });
+      if (decision.decision === 'ask') {
+        const gate = await deps.gates.open({
+          accountId: input.accountId,
+          agentId: input.agentId,
+          taskId: input.taskId,
+          contextId: input.contextId,
+          taskAddress: agentTaskAddressOf(input.accountId, input.agentId, taskKey(input.taskId)),
+          ownerId: input.caller.principalId,
+          step: input.step,
+          tool: call.name,
+          toolCallId: call.id,
+          arguments: call.args ?? {},
+          reason: decision.reason,
+        });
+        return { results: [], at: iso(deps.now()), ask: { gateId: gate.gateId, toolCallId: call.id, message: gate.message } };
+      }
+      plan.push(decision.decision === 'allow' ? { call, entry } : { call, entry, refused: `The call was refused: ${decision.reason}.` });
+    }
+    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
+    const results: ToolResultsBody['results'] = [];
+    // Each call and its result go to the task's streams as progress (AG-UI shows them; A2A frames skip them).
+    const settle = (r: ToolResultsBody['results'][number]) => {
+      results.push(r);
+      ctx.progress({ step: input.step, toolResult: r });
+    };
+    for (const { call, entry, refused } of plan) {
+      if (refused !== undefined || !entry) {
+        settle({ id: call.id, name: call.name, isError: true, output: refused ?? '' });
         continue;
       }
       const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal });
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the tool ${call.name} did not finish within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
-      results.push({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
+      settle({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
     }
     await deps.store.agentThreads.appendStep(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
     return resultsOutput(results, deps.now());
@@ -167,6 +200,34 @@ export function agentSteps(deps: AgentStepDeps) {
     /** Writes a first turn's user message alone (the turn failed): false when the thread held its id already. */
     recordMessage: (input: StepInput, record: ThreadRecordInput) => deps.store.agentThreads.start(scopeOf(input), input.contextId, [record]),
   };
+}
+
+type ModelRequest = Parameters<typeof generateText>[0] & { abortSignal: AbortSignal };
+interface Said {
+  text: string;
+  calls: ToolCallsBody['calls'];
+}
+
+async function whole(request: ModelRequest): Promise<Said> {
+  const r = await generateText(request);
+  return { text: r.text, calls: r.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, args: c.input ?? {} })) };
+}
+
+/** A streamed turn: its text chunks go to the task's streams as progress. */
+async function streamed(request: ModelRequest, progress: (data: unknown) => void): Promise<Said> {
+  // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
+  const run = streamText({ ...request, onError: () => {} });
+  const said: Said = { text: '', calls: [] };
+  for await (const part of run.fullStream) {
+    if (part.type === 'text-delta') {
+      said.text += part.text;
+      progress({ text: part.text });
+    } else if (part.type === 'tool-call') said.calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
+    else if (part.type === 'error') throw part.error;
+  }
+  // An aborted stream ends quietly (an `abort` part): the text so far is not an answer.
+  if (request.abortSignal.aborted) throw request.abortSignal.reason ?? new Error('aborted');
+  return said;
 }
 
 function toolSet(tools: ToolEntry[]): ToolSet {

@@ -27,6 +27,26 @@ const scopeOf = (c: A2aCaller): AgentScope => ({ accountId: c.accountId, agentId
 export const threadScopeOf = (c: A2aCaller): ThreadScope => ({ accountId: c.accountId, agentId: c.agentId, ownerId: c.principalId });
 export const addressOf = (c: AgentScope, taskId: string) => agentTaskAddressOf(c.accountId, c.agentId, taskKey(taskId));
 
+/**
+ * The text and data a message may carry, in UTF-8 bytes (ours: spec §8 caps files only). The thread keeps them and
+ * every later turn sends them to the model, so megabytes of text would be written, read and serialized on the
+ * node's thread turn after turn (DESIGN §5); a model's context holds about this much anyway. Files go to the blob
+ * store by hash instead (attachments.ts), 20 MiB each.
+ */
+export const MAX_MESSAGE_TEXT_BYTES = 1024 * 1024;
+
+/** Refuses a message whose text and data parts exceed MAX_MESSAGE_TEXT_BYTES, before anything is stored. */
+export function checkMessageSize(parts: readonly A2aPart[]): void {
+  let bytes = 0;
+  for (const p of parts) {
+    if (typeof p.text === 'string') bytes += Buffer.byteLength(p.text);
+    else if (p.data !== undefined) bytes += Buffer.byteLength(JSON.stringify(p.data) ?? '');
+    if (bytes > MAX_MESSAGE_TEXT_BYTES) {
+      throw new PlatformError('A2A_MESSAGE_TOO_LARGE', `message.parts: the text and data parts of a message are more than ${MAX_MESSAGE_TEXT_BYTES} bytes (1 MiB) in UTF-8; send longer documents as file parts`);
+    }
+  }
+}
+
 /** A run whose message is in its thread, with its task id (taken already when the client chose it). */
 export interface PreparedRun {
   scope: AgentScope;
@@ -49,6 +69,7 @@ export interface PreparedRun {
 export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, caller: A2aCaller, opts: { /** Write the message now (else the first turn writes it with its answer). */ write: boolean }): Promise<PreparedRun> {
   const m = params.message;
   if (m.role !== 'ROLE_USER') throw new PlatformError('A2A_INVALID_PARAMS', 'message.role: a message to an agent is sent as ROLE_USER');
+  checkMessageSize(m.parts);
   const scope = scopeOf(caller);
   let contextId = m.contextId;
   if (m.taskId !== undefined) {

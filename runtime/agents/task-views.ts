@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { answerArtifactId, type AgentTaskContext } from '../../actors/index.ts';
-import type { AgentTaskRow, Repositories, ThreadScope } from '../../store/index.ts';
-import type { Projection } from '../core/actor-host/index.ts';
+import { taskRowWrite, type AgentTaskRow, type Repositories, type ThreadScope } from '../../store/index.ts';
+import type { RowProjection } from '../core/actor-host/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { A2aArtifact, A2aMessage, A2aTask, A2aTaskState } from './a2a-shapes.ts';
 
@@ -18,14 +18,14 @@ export const taskKey = (taskId: string) => (SAFE_KEY.test(taskId) && !taskId.sta
 export const answerArtifact = (taskId: string, text: string): A2aArtifact => ({ artifactId: answerArtifactId(taskId), parts: [{ text }] });
 
 /**
- * Writes an AgentTask's row in each turn's transaction: what GetTask and ListTasks read on any node. A bare reply
+ * Writes an AgentTask's row in each turn's own statement: what GetTask and ListTasks read on any node. A bare reply
  * keeps its row hidden, with the reply as its status message (a waiting SendMessage reads it there).
  */
-export const agentTaskProjection: Projection = async (tx: Repositories, { after }) => {
+export const agentTaskProjection: RowProjection = ({ after }) => {
   const c = after.context as unknown as AgentTaskContext;
   const answered = after.value === 'answered';
   const reply: A2aMessage | null = answered && c.answer ? { messageId: c.answer.messageId, role: 'ROLE_AGENT', parts: [{ text: c.answer.text }], contextId: c.contextId } : null;
-  await tx.agentTasks.upsert({ accountId: c.accountId, agentId: c.agentId }, c.taskId, {
+  return taskRowWrite({ accountId: c.accountId, agentId: c.agentId }, c.taskId, {
     contextId: c.contextId,
     ownerId: c.caller.principalId,
     visible: c.visible,

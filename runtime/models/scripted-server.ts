@@ -32,7 +32,11 @@ export function scriptedApp(rules: ScriptedRules): FastifyInstance {
     if (typeof c === 'string') return reply.status(400).send(openAiError(c));
     const a = answer(rules, c);
     const meta = completion(typeof body.model === 'string' ? body.model : model);
-    if (body.stream !== true) return completionBody(meta, body, a);
+    if (body.stream !== true) {
+      // As slow whole as streamed: the answer arrives after the delays its chunks would have taken.
+      if (a.kind === 'reply' && a.delayMs > 0) await sleep(a.delayMs * [...completionChunks(meta, body, a)].length);
+      return completionBody(meta, body, a);
+    }
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });

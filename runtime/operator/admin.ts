@@ -8,6 +8,9 @@ import { createAccountAdmin } from './account-admin.ts';
 import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
 import { createAgentLinkAdmin, namesAgentTool } from './agent-link-admin.ts';
 import { createGatewayAdmin } from './gateway-admin.ts';
+import { createConnectorAdmin } from './connector-admin.ts';
+import type { Sealer } from '../connectors/index.ts';
+import type { EgressOptions } from '../core/egress/index.ts';
 
 export { validateHandle } from './checks.ts';
 
@@ -25,8 +28,10 @@ export function createAdmin(deps: {
   models: ModelCheck;
   defaultModel: string;
   agentTokens: AgentTokens;
+  sealer: Sealer;
+  egress: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'>;
 }) {
-  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps) };
+  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps), ...createConnectorAdmin(deps) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -48,6 +53,7 @@ export const ADMIN_COMMANDS = {
   'gateway.retire': (a: Admin, p: any) => a.retireGateway(p),
   'gateway.rotate-key': (a: Admin, p: any) => a.rotateGatewayKey(p),
   'agent.create': (a: Admin, p: any) => a.createAgent(p),
+  'connector.create': (a: Admin, p: any) => a.createConnector(p),
   // `--capability` binds a capability's tools; `--agent-tool` another agent of the account, as the tool `agent_{handle}`.
   'agent.bind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.bindAgentTool(p) : a.bindAgent(p)),
   'agent.unbind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.unbindAgentTool(p) : a.unbindAgent(p)),

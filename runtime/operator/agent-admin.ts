@@ -4,7 +4,7 @@ import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { AGENT_TOKEN_TTL_SECONDS, agentAudience, hasAuthority, mintAgentToken, type AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { agentToolName } from '../agents/index.ts';
-import { need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
+import { builtinRef, need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
 export interface ModelCheck {
@@ -94,6 +94,12 @@ export function createAgentAdmin(deps: {
     /** Lets the agent call a capability's tools (idempotent); `changed` says whether it was new. */
     async bindAgent(p: { agent: string; capability: string; by?: string }) {
       const a = await requireAgent(p.agent);
+      const builtin = builtinRef(p.capability);
+      if (builtin) {
+        const changed = await store.builtinBindings.bind(a.accountId, target(a), builtin.id, p.by ?? 'operator');
+        deps.tools.invalidate(target(a));
+        return { agent_id: a.id, capability_id: builtin.id, bound: true, changed };
+      }
       const capability = await requireCapability(a, p.capability);
       const changed = await store.bindings.bind(a.accountId, target(a), capability, p.by ?? 'operator');
       deps.tools.invalidate(target(a));
@@ -102,6 +108,12 @@ export function createAgentAdmin(deps: {
 
     async unbindAgent(p: { agent: string; capability: string }) {
       const a = await requireAgent(p.agent);
+      const builtin = builtinRef(p.capability);
+      if (builtin) {
+        if (!(await store.builtinBindings.unbind(a.accountId, target(a), builtin.id))) throw new PlatformError('ADMIN_NOT_FOUND', `built-in ${builtin.id} is not bound to agent ${a.handle}`);
+        deps.tools.invalidate(target(a));
+        return { agent_id: a.id, capability_id: builtin.id, bound: false };
+      }
       const capability = await requireCapability(a, p.capability);
       if (!(await store.bindings.unbind(a.accountId, target(a), capability))) throw new PlatformError('ADMIN_NOT_FOUND', `capability ${capability} is not bound to agent ${a.handle}`);
       deps.tools.invalidate(target(a));

@@ -1,5 +1,6 @@
 import { isUniqueViolation, type AgentRecord, type Store } from '../../store/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
+import { BUILTINS, type Builtin } from '../builtins/index.ts';
 
 // A handle becomes the DNS label `mcp-{handle}` or `agent-{handle}`: at most 63 characters with the longer prefix.
 const HANDLE_RE = /^[a-z0-9](?:[a-z0-9-]{0,55}[a-z0-9])?$/;
@@ -31,4 +32,15 @@ export async function requireAgent(store: Pick<Store, 'agents'>, ref: unknown, w
   const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
   if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
   return a;
+}
+
+/**
+ * The built-in a capability reference names: built-ins are named by their fixed ids (`builtin-files`), so a plugin
+ * of the account may take any other name. Null for a reference that is no built-in id.
+ */
+export function builtinRef(ref: unknown): Builtin | null {
+  if (typeof ref !== 'string' || !ref.startsWith('builtin-')) return null;
+  const b = BUILTINS.find((x) => x.id === ref);
+  if (!b) throw new PlatformError('ADMIN_NOT_FOUND', `no built-in ${JSON.stringify(ref)}: the built-ins are ${BUILTINS.map((x) => x.id).join(', ')}`);
+  return b;
 }

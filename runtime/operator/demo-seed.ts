@@ -7,6 +7,9 @@ import { randomSecret } from '../identity/index.ts';
 import { registerUpload, versionOutcome, type VersionOutcome } from '../plugins/index.ts';
 import { demoPluginArchive, DEMO_PLUGIN_NAME } from './demo-plugin.ts';
 
+/** The built-ins the demo gateway and agent have from the first start. */
+export const DEMO_BUILTINS = ['builtin-files', 'builtin-memory', 'builtin-code-runner'] as const;
+
 export interface DemoTenant {
   accountId: string;
   userEmail: string;
@@ -62,6 +65,11 @@ export async function seedDemoTenant(deps: DemoSeedDeps): Promise<DemoTenant | n
   const up = await registerUpload(deps, { accountId, principalId: user.id, filename: `${DEMO_PLUGIN_NAME}.npack`, archive, give: true });
   await admin.bindGateway({ gateway: gateway.id, capability: up.capability_id });
   await admin.bindAgent({ agent: agent.id, capability: up.capability_id, by: user.id });
+  // Tools out of the box: the caller's files, its notes and a JavaScript runner, on the gateway and the agent.
+  for (const builtin of DEMO_BUILTINS) {
+    await admin.bindGateway({ gateway: gateway.id, capability: builtin, by: user.id });
+    await admin.bindAgent({ agent: agent.id, capability: builtin, by: user.id });
+  }
   const outcome = await versionOutcome(deps, { accountId, capabilityId: up.capability_id, version: up.version });
   const serving = outcome.state === 'active' ? await store.capabilities.servingVersion(accountId, up.capability_id) : null;
   const tools = (serving?.tools ?? []).map((t) => (t as { name: string }).name);

@@ -5,7 +5,7 @@ import type { ActorSystem, TurnResult } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { effectiveMode, GATEWAY_TOKEN_TTL_SECONDS, metaTools, registerOAuthClient } from '../gateways/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { builtinRef, need, unique, UUID_RE, validateHandle } from './checks.ts';
 
 const AUTH_MODES: readonly AuthMode[] = ['public', 'private', 'private-dcr'];
 const PRESENTATION_MODES: readonly PresentationMode[] = ['direct', 'discovery', 'unified', 'adaptive'];
@@ -74,8 +74,16 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
     },
 
     /** Exposes a capability of the gateway's own account on the gateway (idempotent). */
-    async bindGateway(p: { gateway: string; capability: string }) {
+    async bindGateway(p: { gateway: string; capability: string; by?: string }) {
       const g = await requireGateway(p.gateway);
+      // Built-ins are the platform's, not rows of the account: their bindings are kept beside the gateway's plugin
+      // bindings, which the Gateway actor's projection owns.
+      const builtin = builtinRef(p.capability);
+      if (builtin) {
+        const changed = await store.builtinBindings.bind(g.accountId, target(g), builtin.id, p.by ?? 'operator');
+        deps.tools.invalidate(target(g));
+        return { gateway_id: g.id, capability_id: builtin.id, bound: true, changed };
+      }
       need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
       // A capability of another account is as unknown here as one that does not exist.
       if (!(await store.capabilities.exists(g.accountId, p.capability))) throw new PlatformError('ADMIN_NOT_FOUND', `no capability ${p.capability} in the gateway's account`);
@@ -85,6 +93,12 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
 
     async unbindGateway(p: { gateway: string; capability: string }) {
       const g = await requireGateway(p.gateway);
+      const builtin = builtinRef(p.capability);
+      if (builtin) {
+        if (!(await store.builtinBindings.unbind(g.accountId, target(g), builtin.id))) throw new PlatformError('ADMIN_NOT_FOUND', `built-in ${builtin.id} is not bound to gateway ${g.handle}`);
+        deps.tools.invalidate(target(g));
+        return { gateway_id: g.id, capability_id: builtin.id, bound: false };
+      }
       need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
       const s = await tell(g, { type: 'UNBIND', capabilityId: p.capability });
       if (!s.replies.some((r) => r.changed === true)) throw new PlatformError('ADMIN_NOT_FOUND', `capability ${p.capability} is not bound to gateway ${g.handle}`);

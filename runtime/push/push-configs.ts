@@ -90,7 +90,7 @@ function view(r: Omit<PushConfigRecord, 'createdAt'>): PushConfigView {
 }
 
 /** Page tokens are opaque to clients: the cursor after the last config shown, as base64url JSON. */
-const pageToken = (c: PushConfigCursor) => Buffer.from(JSON.stringify([c.createdUs, c.id])).toString('base64url');
+const pageToken = (c: PushConfigCursor) => Buffer.from(JSON.stringify([c.position, c.id])).toString('base64url');
 
 function cursorOf(token: string): PushConfigCursor {
   let parsed: unknown;
@@ -100,7 +100,7 @@ function cursorOf(token: string): PushConfigCursor {
     parsed = null;
   }
   if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && /^\d{1,18}$/.test(parsed[0]) && typeof parsed[1] === 'string') {
-    return { createdUs: parsed[0], id: parsed[1] };
+    return { position: parsed[0], id: parsed[1] };
   }
   throw new PlatformError('A2A_INVALID_PARAMS', 'Invalid params: pageToken is not one this server issued; start again without it');
 }

@@ -16,6 +16,8 @@ export interface BindingTarget {
 export type ToolOrigin =
   | { kind: 'plugin'; capabilityId: string }
   | { kind: 'builtin'; family: BuiltinFamily; operation: string }
+  /** A connector: the tool of an upstream server (a custom MCP server, a REST API). */
+  | { kind: 'connector'; capabilityId: string; upstream: string }
   /** Another agent of the account, bound to an agent as a tool. */
   | { kind: 'agent'; agentId: string };
 

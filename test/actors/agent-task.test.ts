@@ -43,7 +43,7 @@ describe('AgentTask statechart', () => {
     expect(s.value).toBe('failed');
     expect(s.context.state).toBe('TASK_STATE_FAILED');
     expect(s.context.statusAt).toBe('2026-11-24T10:00:09.000Z');
-    expect(s.context.statusMessage?.parts[0]?.text).toMatch(/after 3 steps/);
+    expect((s.context.statusMessage?.parts[0] as { text?: string } | undefined)?.text).toMatch(/after 3 steps/);
     expect(s.emitted.at(-1)).toMatchObject({ type: 'task.status', state: 'TASK_STATE_FAILED' });
   });
 
@@ -52,10 +52,10 @@ describe('AgentTask statechart', () => {
     expect(s.value).toBe('failed');
     expect(s.context.visible).toBe(true);
     expect(s.context.statusAt).toBe('2026-11-24T10:00:03.000Z');
-    expect(s.context.statusMessage?.parts[0]?.text).toBe('MODEL_FAILED: provider down');
+    expect((s.context.statusMessage?.parts[0] as { text?: string } | undefined)?.text).toBe('MODEL_FAILED: provider down');
     const t = walk(agentTaskMachine, input, tools(), effectFailed('callTools', { code: 'AGENT_STEP_TIMEOUT', message: 'slow' }));
     expect(t.value).toBe('failed');
-    expect(t.context.statusMessage?.parts[0]?.text).toBe('AGENT_STEP_TIMEOUT: slow');
+    expect((t.context.statusMessage?.parts[0] as { text?: string } | undefined)?.text).toBe('AGENT_STEP_TIMEOUT: slow');
   });
 
   it('CANCEL from any running step ends the task canceled, with who canceled it', () => {

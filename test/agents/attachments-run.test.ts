@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { call, rulesFile, userMessage } from '../helpers/agents.ts';
+import { MAX_MESSAGE_TEXT_BYTES } from '../../runtime/agents/run-start.ts';
 import { png } from '../helpers/images.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
@@ -38,5 +39,20 @@ describe('attachments in agent runs', () => {
     expect(ok.json.result.message.parts[0].text).toBe('fine');
     const thread = (await call(p, 'ListTasks', { contextId })).json.result;
     expect(thread.totalSize).toBe(0);
+  });
+
+  it('[A2A-ATTACH-01] text and data parts share a 1 MiB cap per message (longer documents go as files): at the cap the run starts, one byte past it -32602 and nothing is written', async () => {
+    const contextId = `text-${Date.now()}`;
+    const data = { note: 'é'.repeat(1000) };
+    // The cap counts UTF-8 bytes: the data part is its JSON, 'é' is two bytes.
+    const rest = MAX_MESSAGE_TEXT_BYTES - Buffer.byteLength(JSON.stringify(data)) - 'echo '.length;
+    const parts = (extra: number) => [{ text: `echo ${'x'.repeat(rest + extra)}` }, { data }];
+    const over = await call(p, 'SendMessage', { message: userMessage('', { contextId, parts: parts(1) }) });
+    expect(over.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('more than 1048576 bytes (1 MiB)') });
+    expect((await call(p, 'ListTasks', { contextId })).json.result.totalSize).toBe(0);
+    const at = await call(p, 'SendMessage', { message: userMessage('', { contextId, parts: parts(0) }) });
+    expect(at.json.error).toBeUndefined();
+    // The scripted model echoes what follows `echo `: the text, then the data part as the model saw it.
+    expect(at.json.result.message.parts[0].text.slice(0, rest + 1)).toBe(`${'x'.repeat(rest)}\n`);
   });
 });

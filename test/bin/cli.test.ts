@@ -169,10 +169,19 @@ describe('platform login, whoami, capabilities list, logout', () => {
     expect(who.json).toMatchObject({ user_id: user.userId, account_id: user.accountId, client_id: 'platform-cli', valid: true });
     const caps = await runCli(['capabilities', 'list', '--json'], env);
     expect(caps.code).toBe(0);
-    // The demo tenant's own plugin.
-    expect(caps.json).toMatchObject({ capabilities: [{ name: 'calc', type: 'plugin', active_version: 1 }], total: 1, limit: 20, offset: 0 });
+    // The platform's built-ins, then the demo tenant's own plugin.
+    expect(caps.json).toMatchObject({ total: 7, limit: 20, offset: 0 });
+    expect(caps.json.capabilities.map((c: { name: string; type: string; active_version: number }) => [c.name, c.type, c.active_version])).toEqual([
+      ['Files', 'builtin', 1],
+      ['Memory', 'builtin', 1],
+      ['Code Runner', 'builtin', 1],
+      ['Sandbox', 'builtin', 1],
+      ['Web Search', 'builtin', 1],
+      ['Browser', 'builtin', 1],
+      ['calc', 'plugin', 1],
+    ]);
     const table = await runCli(['capabilities', 'list'], env);
-    expect(table.stdout).toContain('1 of 1');
+    expect(table.stdout).toContain('7 of 7');
     const out = await runCli(['logout'], env);
     expect(out.stdout).toContain('Logged out');
     expect(existsSync(file)).toBe(false);

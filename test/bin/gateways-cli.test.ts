@@ -6,7 +6,10 @@ import { startCliNode } from '../helpers/cli-node.ts';
 import { sdkFetch } from '../helpers/a2a.ts';
 
 /** The tools of the demo tenant's own plugin, bound to its gateway by the first start. */
-const DEMO_TOOLS = ['calc_add', 'calc_multiply'];
+const CALC = ['calc_add', 'calc_multiply'];
+/** The built-ins the demo tenant binds, listed after the plugins. */
+const BUILTIN_TOOLS = ['file_read', 'file_write', 'file_ls', 'file_delete', 'file_move', 'file_stat', 'memory_store', 'memory_recall', 'memory_forget', 'run_javascript', 'run_python'];
+const DEMO_TOOLS = [...CALC, ...BUILTIN_TOOLS];
 
 describe('platform gateways list|show and admin gateway bind|unbind, against a running node', () => {
   let node: Awaited<ReturnType<typeof startCliNode>>;
@@ -37,7 +40,7 @@ describe('platform gateways list|show and admin gateway bind|unbind, against a r
     expect(bind.json).toMatchObject({ gateway_id: demo.id, capability_id: up.json.capability_id, bound: true });
     const after = await runCli(['gateways', 'show', 'demo'], env);
     expect(after.stdout).toMatch(/test_calc_add/);
-    expect((await runCli(['gateways', 'show', 'demo', '--json'], env)).json).toMatchObject({ bound_tools: [...DEMO_TOOLS, 'test_calc_add'], listed_tools: { signed_in: [...DEMO_TOOLS, 'test_calc_add'] } });
+    expect((await runCli(['gateways', 'show', 'demo', '--json'], env)).json).toMatchObject({ bound_tools: [...CALC, 'test_calc_add', ...BUILTIN_TOOLS], listed_tools: { signed_in: [...CALC, 'test_calc_add', ...BUILTIN_TOOLS] } });
 
     const unbind = await runCli(['admin', 'gateway', 'unbind', '--gateway', demo.id, '--capability', up.json.capability_id, '--json'], env);
     expect(unbind.json).toMatchObject({ bound: false });

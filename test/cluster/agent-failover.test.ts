@@ -1,40 +1,30 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterStatus } from '../../bin/cli/cluster.ts';
-import { agentTaskAddressOf } from '../../actors/index.ts';
-import { shardOf, taskKey } from '../../runtime/index.ts';
+import { approvalGateAddressOf } from '../../actors/index.ts';
+import { shardOf } from '../../runtime/index.ts';
 import { sseFrames } from '../helpers/a2a.ts';
-import { rulesFile, userMessage } from '../helpers/agents.ts';
-import { startServe } from '../helpers/cli.ts';
-import { clusterSettled, privateDatabase, privateNats } from '../helpers/cluster.ts';
+import { agentCall, demoAgentCluster, PUBLIC_PORT, type DemoAgentCluster, type Serve } from '../helpers/agent-cluster.ts';
+import { userMessage } from '../helpers/agents.ts';
+import { runCli } from '../helpers/cli.ts';
 import { mustRun } from '../helpers/env.ts';
 
 const LEASE_MS = 2_000;
 const SLOW = 'one two three four five six seven eight nine ten';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Serve = Awaited<ReturnType<typeof startServe>>;
 type Frame = { result?: Record<string, any>; error?: { code: number; message: string } };
 
-/** An agent gateway call to one node of the cluster, as a client behind a load balancer would make it. */
+/** An agent gateway call to one node, its answer as JSON or as SSE frames. */
 async function rpc(node: Serve, key: string, method: string, params: unknown) {
-  const res = await request(`http://127.0.0.1:${node.port}/`, {
-    method: 'POST',
-    headers: { host: 'agent-demo.localhost', 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
+  const res = await agentCall(node, key, method, params);
   const text = await res.body.text();
   return String(res.headers['content-type']).startsWith('text/event-stream') ? { frames: sseFrames(text) as Frame[], json: null } : { frames: [] as Frame[], json: JSON.parse(text) };
 }
 
 /** Reads an SSE stream frame by frame as it arrives, with the time each frame came. */
 async function follow(node: Serve, key: string, method: string, params: unknown) {
-  const res = await request(`http://127.0.0.1:${node.port}/`, {
-    method: 'POST',
-    headers: { host: 'agent-demo.localhost', 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
+  const res = await agentCall(node, key, method, params);
   const frames: { at: number; frame: Frame }[] = [];
   let buffer = '';
   const ended = (async () => {
@@ -60,51 +50,19 @@ const answerOf = (frames: Frame[]) => {
 };
 
 describe.skipIf(!mustRun('cluster'))('agent tasks across three node processes', () => {
-  let db: Awaited<ReturnType<typeof privateDatabase>>;
-  let nats: Awaited<ReturnType<typeof privateNats>>;
+  let c: DemoAgentCluster;
   let key: string;
-  let scope: { accountId: string; agentId: string };
-  const cluster = `a${randomBytes(4).toString('hex')}`;
-  const nodes = new Map<string, Serve>();
+  let nodes: DemoAgentCluster['nodes'];
 
   beforeAll(async () => {
-    db = await privateDatabase();
-    nats = await privateNats();
-    const rules = await rulesFile();
-    const env = (id: string, seed: boolean) => ({
-      DATABASE_URL: db.url,
-      NATS_URL: nats.url,
-      PLATFORM_CLUSTER: cluster,
-      PLATFORM_NODE_ID: id,
-      PLATFORM_LEASE_MS: String(LEASE_MS),
-      PLATFORM_SEED_DEMO: String(seed),
-      PLATFORM_SHUTDOWN_GRACE_MS: '500',
-      PLATFORM_SCRIPTED_RULES: rules,
-    });
-    const first = await startServe(env('node-1', true));
-    nodes.set('node-1', first);
-    key = /service API key\s+(ak-\S+)/.exec(first.banner)![1]!;
-    for (const id of ['node-2', 'node-3']) nodes.set(id, await startServe(env(id, false)));
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    const { rows } = await client.query<{ id: string; account_id: string }>("select id, account_id from agents where handle = 'demo'");
-    await client.end();
-    scope = { accountId: rows[0]!.account_id, agentId: rows[0]!.id };
-    await clusterSettled(nats.url, cluster, 3);
+    c = await demoAgentCluster({ leaseMs: LEASE_MS });
+    ({ key, nodes } = c);
   }, 120_000);
-
-  afterAll(async () => {
-    for (const n of nodes.values()) n.child.kill('SIGTERM');
-    await Promise.all([...nodes.values()].map((n) => n.stopped));
-    await nats?.dispose();
-    await db?.drop();
-  }, 60_000);
+  afterAll(() => c?.close(), 60_000);
 
   /** The node that owns a task id's actor, and the two others. */
   async function roles(taskId: string) {
-    const shard = shardOf(agentTaskAddressOf(scope.accountId, scope.agentId, taskKey(taskId)));
-    const owner = (await clusterStatus(nats.url, cluster)).shards.find((s) => s.shard === shard)!.owner;
-    const others = [...nodes.keys()].filter((n) => n !== owner);
+    const { owner, others } = await c.roles(taskId);
     return { owner, a: others[0]!, b: others[1]! };
   }
 
@@ -120,6 +78,42 @@ describe.skipIf(!mustRun('cluster'))('agent tasks across three node processes', 
     expect(sub.frames[0]!.result!.task.id).toBe(task.id);
     expect(sub.frames.at(-1)!.result!.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     expect(answerOf(sub.frames)).toBe(SLOW);
+  }, 60_000);
+
+  it('[A2A-GATE-02] a decision sent to a node that owns neither the task nor its gate resumes the run on the owner', async () => {
+    // The demo agent's policy, set over the management API of one node: calc_add needs a person.
+    const put = await request(`http://127.0.0.1:${[...nodes.values()][0]!.port}/v1/agents/${c.scope.agentId}/autonomy`, {
+      method: 'PUT',
+      headers: { host: 'api.localhost', 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ rules: [{ tool: 'calc_add', mode: 'ask', reason: 'a person approves additions' }] }),
+    });
+    expect(put.statusCode).toBe(200);
+    await put.body.dump();
+    // Decisions come from users: the demo user's agent token, minted as an integration would get one. The nodes run
+    // behind one public URL (PUBLIC_PORT), the token's issuer.
+    const client = new pg.Client({ connectionString: c.db.url });
+    await client.connect();
+    const { rows } = await client.query<{ id: string }>("select id from principals where account_id = $1 and kind = 'user'", [c.scope.accountId]);
+    await client.end();
+    const minted = await runCli(['admin', 'agent', 'token', '--agent', 'demo', '--principal', rows[0]!.id, '--json'], { DATABASE_URL: c.db.url, PLATFORM_PUBLIC_PORT: PUBLIC_PORT });
+    expect(minted.code).toBe(0);
+    const user = minted.json.token as string;
+
+    const taskId = `gate-${Date.now()}`;
+    const { owner, a } = await roles(taskId);
+    const paused = (await rpc(nodes.get(a)!, user, 'SendMessage', { message: userMessage('add 2 and 40', { taskId }) })).json;
+    expect(paused.error).toBeUndefined();
+    const t = paused.result.task;
+    expect(t.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const g = t.status.message.parts.find((x: any) => x.data).data['platform.gate_decision'];
+    // The node that owns neither the task's actor nor the gate's, when there is one (else one that is not the task's).
+    const shard = shardOf(approvalGateAddressOf(c.scope.accountId, g.gateId));
+    const gateOwner = (await clusterStatus(c.nats.url, c.cluster)).shards.find((x) => x.shard === shard)!.owner;
+    const elsewhere = [...nodes.keys()].find((n) => n !== owner && n !== gateOwner) ?? a;
+    const decision = userMessage('', { taskId: t.id, contextId: t.contextId, parts: [{ data: { 'platform.gate_decision': { gateId: g.gateId, decision: 'approve', argumentsHash: g.argumentsHash } } }] });
+    const done = (await rpc(nodes.get(elsewhere)!, user, 'SendMessage', { message: decision })).json;
+    expect(done.error).toBeUndefined();
+    expect(done.result.task).toMatchObject({ id: taskId, status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: 'The sum is 42.' }] }] });
   }, 60_000);
 
   it('SIGKILL of the task\'s owner mid-run: the run resumes on the new owner and a stream on another node ends with the whole answer, never hanging', async () => {

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTINS } from '../../runtime/index.ts';
 import { isUniqueViolation } from '../../store/index.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
+/** The platform's built-ins, listed before every account's own capabilities. */
+const B = BUILTINS.length;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -56,7 +59,10 @@ describe('GET /v1/capabilities', () => {
     const res = await get();
     expect(res.status).toBe(200);
     expect(Object.keys(res.json.data).sort()).toEqual(['capabilities', 'limit', 'offset', 'total']);
-    expect(res.json.data).toMatchObject({ total: 27, limit: 20, offset: 0 });
+    // The platform's built-ins, then the account's 25 plugins and 2 connectors.
+    expect(res.json.data).toMatchObject({ total: B + 27, limit: 20, offset: 0 });
+    expect(res.json.data.capabilities.slice(0, B).every((c: { type: string }) => c.type === 'builtin')).toBe(true);
+    expect(res.json.data.capabilities[B].type).toBe('plugin');
     expect(res.json.data.capabilities).toHaveLength(20);
   });
 
@@ -105,8 +111,10 @@ describe('GET /v1/capabilities', () => {
     const connectors = (await get('?type=connector')).json.data;
     expect(connectors.total).toBe(2);
     expect(connectors.capabilities.map((c: { type: string }) => c.type)).toEqual(['connector', 'connector']);
-    // Built-ins are listed once they ship; none has yet.
-    expect((await get('?type=builtin')).json.data).toMatchObject({ total: 0, capabilities: [] });
+    const builtins = (await get('?type=builtin')).json.data;
+    expect(builtins.total).toBe(B);
+    expect(builtins.capabilities.map((c: { id: string; type: string }) => [c.id, c.type])).toEqual(BUILTINS.map((b) => [b.id, 'builtin']));
+    expect((await get(`?type=builtin&offset=${B - 1}`)).json.data.capabilities.map((c: { id: string }) => c.id)).toEqual([BUILTINS.at(-1)!.id]);
   });
 
   it('[CAP-19] namespace filters by plugin namespace', async () => {
@@ -125,8 +133,8 @@ describe('GET /v1/capabilities', () => {
   it('[CAP-22] limit is at most 100: 100 is accepted, 101 is refused with 400', async () => {
     const at = await get('?limit=100');
     expect(at.status).toBe(200);
-    expect(at.json.data).toMatchObject({ limit: 100, total: 27 });
-    expect(at.json.data.capabilities).toHaveLength(27);
+    expect(at.json.data).toMatchObject({ limit: 100, total: B + 27 });
+    expect(at.json.data.capabilities).toHaveLength(B + 27);
     const over = await get('?limit=101');
     expect(over.status).toBe(400);
     expect(over.json).toMatchObject({ category: 'invalid_request', code: 'MGMT_INVALID_QUERY' });
@@ -138,10 +146,14 @@ describe('GET /v1/capabilities', () => {
     const second = (await get('?limit=10&offset=10')).json.data;
     const last = (await get('?limit=10&offset=20')).json.data;
     expect(first.offset).toBe(0);
-    expect(last.capabilities).toHaveLength(7);
-    const ids = [...first.capabilities, ...second.capabilities, ...last.capabilities].map((c: { id: string }) => c.id);
-    expect(new Set(ids).size).toBe(27);
-    expect((await get('?offset=500')).json.data).toMatchObject({ capabilities: [], total: 27, offset: 500 });
+    expect(last.capabilities).toHaveLength(10);
+    const rest = (await get('?limit=10&offset=30')).json.data.capabilities;
+    expect(rest).toHaveLength(B + 27 - 30);
+    const ids = [...first.capabilities, ...second.capabilities, ...last.capabilities, ...rest].map((c: { id: string }) => c.id);
+    expect(new Set(ids).size).toBe(B + 27);
+    // A page across the edge of the built-ins and the account's own: two of each.
+    expect((await get(`?limit=4&offset=${B - 2}`)).json.data.capabilities.map((c: { type: string }) => c.type)).toEqual(['builtin', 'builtin', 'plugin', 'plugin']);
+    expect((await get('?offset=500')).json.data).toMatchObject({ capabilities: [], total: B + 27, offset: 500 });
   });
 
   it('answers invalid parameter values with 400 and a message naming the parameter', async () => {
@@ -168,7 +180,8 @@ describe('GET /v1/capabilities', () => {
 
   it('[CAP-24] never shows another account', async () => {
     const all = (await get('?limit=100')).json.data.capabilities;
-    expect(all.every((c: { account_id: string }) => c.account_id === accountId)).toBe(true);
+    // The account's own, and the platform's built-ins (which belong to no account).
+    expect(all.every((c: { account_id?: string; type: string }) => (c.type === 'builtin' ? c.account_id === undefined : c.account_id === accountId))).toBe(true);
     expect((await get('?search=calc-other')).json.data.total).toBe(0);
   });
 

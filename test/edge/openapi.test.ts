@@ -111,9 +111,9 @@ describe('the OpenAPI document of the management API', () => {
 
   it('[MGMT-ERR-05] each operation answers as documented: 403 without a credential where it needs one, and only statuses and bodies its document lists', async () => {
     const key = p.node.demo!.userKey;
-    const url = (route: string) => route.replace('{id}', '00000000-0000-4000-8000-000000000000').replace('{version}', '1').replace('{kind}', 'account');
+    const url = (route: string) => route.replace('{id}', '00000000-0000-4000-8000-000000000000').replace('{version}', '1').replace('{kind}', 'account').replace('{agent_id}', '00000000-0000-4000-8000-000000000000').replace('{principal_id}', '00000000-0000-4000-8000-000000000000');
     for (const { key: name, route, method, op } of operations()) {
-      const send = (headers: Record<string, string>) => p.call(method.toUpperCase() as 'GET' | 'POST', url(route), { headers, ...(method === 'post' ? { json: {} } : {}) });
+      const send = (headers: Record<string, string>) => p.call(method.toUpperCase() as 'GET' | 'POST' | 'PUT', url(route), { headers, ...(method === 'post' || method === 'put' ? { json: {} } : {}) });
       const anonymous = await send({});
       if (op.security!.length > 0) {
         expect([anonymous.status, anonymous.json.code], name).toEqual([403, 'MGMT_CREDENTIAL_MISSING']);
@@ -164,11 +164,12 @@ describe('the OpenAPI document of the management API', () => {
   });
 
   it('names the spec\'s resources as components, and every reference resolves', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Capability', 'DeviceAuthorization', 'ManagementError', 'PluginUploadResult', 'TokenResponse']);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'ManagementError', 'PluginUploadResult', 'TokenResponse']);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();
-    expect(doc.components.schemas.Capability.required).toEqual(['id', 'account_id', 'name', 'description', 'namespace', 'type', 'is_active', 'active_version', 'logo_url', 'specifications', 'audit_info']);
+    // account_id is on plugins and connectors only: built-ins belong to the platform.
+    expect(doc.components.schemas.Capability.required).toEqual(['id', 'name', 'description', 'namespace', 'type', 'is_active', 'active_version', 'logo_url', 'specifications', 'audit_info']);
     expect(doc.components.schemas.TokenResponse.required).toEqual(['access_token', 'token_type', 'expires_in', 'scope']);
   });
 });

@@ -29,3 +29,11 @@ export async function whileBystanderWaits<T>(p: TestPlatform, credential: string
     await loop;
   }
 }
+
+/** A second tenant (account "Bystander") with an admin API key: the one whose requests the timing suites time. */
+export async function bystanderTenant(p: TestPlatform): Promise<{ accountId: string; key: string }> {
+  const admin = p.node.services.admin;
+  const other = await admin.createAccount({ name: 'Bystander' });
+  const principal = await admin.createPrincipal({ account: other.id, name: 'bystander', role: 'admin' });
+  return { accountId: other.id, key: (await admin.createKey({ principal: principal.id })).key };
+}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
@@ -18,6 +19,8 @@ export const skipReasons = {
     : 'the MCP conformance suite is not installed (npm ci --prefix tools/conformance; .ci/run does it)',
   postgres: DATABASE_URL ? null : 'DATABASE_URL is not set (PostgreSQL suites run on PGlite only)',
   chromium: existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+  // run_python runs in an empty network namespace: root makes one, other users through a user namespace.
+  python: spawnSync('unshare', [...(process.getuid?.() === 0 ? [] : ['--map-root-user']), '--net', 'true']).status === 0 ? null : 'this machine cannot make a network namespace (unshare --net), which run_python runs in',
   cluster:
     DATABASE_URL && NATS_URL && existsSync(NATS_SERVER)
       ? null

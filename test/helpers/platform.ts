@@ -3,7 +3,7 @@ import { parseJsonOrUndefined } from '../../bin/cli/http.ts';
 import pino, { type Logger } from 'pino';
 import { startPlatform, type PlatformNode } from '../../bin/node.ts';
 import type { A2aBackend } from '../../edge/index.ts';
-import { loadConfig, type Clock, type PlatformConfig } from '../../runtime/index.ts';
+import { loadConfig, type Clock, type EgressResolver, type PlatformConfig } from '../../runtime/index.ts';
 import { freshStore, type DriverName } from './store.ts';
 
 export interface TestPlatform {
@@ -16,10 +16,12 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(opts: { driver?: DriverName; clock?: Clock; env?: Record<string, string>; seed?: boolean; logger?: Logger; a2aBackend?: A2aBackend } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(
+  opts: { driver?: DriverName; clock?: Clock; env?: Record<string, string>; seed?: boolean; logger?: Logger; a2aBackend?: A2aBackend; egressResolve?: EgressResolver } = {},
+): Promise<TestPlatform> {
   const store = await freshStore(opts.driver ?? 'pglite');
   const config = loadConfig({ PORT: '0', PLATFORM_SEED_DEMO: opts.seed === false ? 'false' : 'true', LOG_LEVEL: 'silent', PLATFORM_SHUTDOWN_GRACE_MS: '1000', ...opts.env });
-  const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}), writeNodeFile: false });
+  const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}), ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}), writeNodeFile: false });
   const port = node.edge.port;
   // Public URLs name the real port so that tokens' issuer and printed URLs match what tests call.
   const url = node.edge.localUrl;

@@ -169,8 +169,8 @@ describe('MCP tools: registry, lists, calls and presentation modes', () => {
 
   it('[MCP-TOOLS-35] a call that policy sends to approval is auto-denied with non_interactive_surface; allowed calls run', async () => {
     const askForCalc: AutonomyPolicy = {
-      outlook: (caller, tool) => (tool.name === 'calc_add' ? 'may_deny_on_args' : defaultAutonomyPolicy.outlook(caller, tool)),
-      evaluate: (caller, tool, args) => (tool.name === 'calc_add' && (args as { a: number }).a > 100 ? { decision: 'ask', reason: 'large numbers need a human' } : defaultAutonomyPolicy.evaluate(caller, tool, args)),
+      outlook: async (caller, tool, target) => (tool.name === 'calc_add' ? 'may_deny_on_args' : defaultAutonomyPolicy.outlook(caller, tool, target)),
+      evaluate: async (caller, tool, args, target) => (tool.name === 'calc_add' && (args as { a: number }).a > 100 ? { decision: 'ask', reason: 'large numbers need a human' } : defaultAutonomyPolicy.evaluate(caller, tool, args, target)),
     };
     const s = p.node.services;
     const app = await createMcpApp({

@@ -29,10 +29,12 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => [t.name, t.description])).toEqual([
+      expect(tools.slice(0, 2).map((t) => [t.name, t.description])).toEqual([
         ['calc_add', 'Adds two integers.'],
         ['calc_multiply', 'Multiplies two integers.'],
       ]);
+      // Then the built-ins the demo tenant binds (test/builtins).
+      expect(tools.slice(2).map((t) => t.name)).toEqual(['file_read', 'file_write', 'file_ls', 'file_delete', 'file_move', 'file_stat', 'memory_store', 'memory_recall', 'memory_forget', 'run_javascript', 'run_python']);
       expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', required: ['a', 'b'] });
       expect(await client.callTool({ name: 'calc_add', arguments: { a: 2, b: 40 } })).toMatchObject({ content: [{ type: 'text', text: '42' }], isError: false });
       expect(await client.callTool({ name: 'calc_multiply', arguments: { a: 6, b: 7 } })).toMatchObject({ content: [{ type: 'text', text: '42' }], isError: false });
@@ -48,7 +50,7 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
     // What an agent runtime does with them: the agent's tools, offered to the agent's model, run for the caller.
     const caller = await callerOf(p, demo.userKey);
     const entries = await toolRegistry.visible({ kind: 'agent', id: agent.id, accountId: agent.account_id }, caller);
-    expect(entries.map((t) => t.name)).toEqual(['calc_add', 'calc_multiply']);
+    expect(entries.map((t) => t.name)).toEqual(['calc_add', 'calc_multiply', 'file_read', 'file_write', 'file_ls', 'file_delete', 'file_move', 'file_stat', 'memory_store', 'memory_recall', 'memory_forget', 'run_javascript', 'run_python']);
     const tools: Record<string, Tool> = Object.fromEntries(
       entries.map((t) => [
         t.name,
@@ -74,6 +76,14 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
     expect(await seedDemoTenant(p.node.services)).toBeNull();
     expect(await store.accounts.count()).toBe(1);
     const caps = await p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${demo.userKey}` } });
-    expect(caps.json.data.capabilities.map((c: { id: string; active_version: number }) => [c.id, c.active_version])).toEqual([[demo.plugin.capabilityId, 1]]);
+    expect(caps.json.data.capabilities.map((c: { id: string; active_version: number }) => [c.id, c.active_version])).toEqual([
+      ['builtin-files', 1],
+      ['builtin-memory', 1],
+      ['builtin-code-runner', 1],
+      ['builtin-sandbox', 1],
+      ['builtin-web-search', 1],
+      ['builtin-browser', 1],
+      [demo.plugin.capabilityId, 1],
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, urls } from '../../runtime/index.ts';
 
@@ -8,6 +9,13 @@ describe('configuration', () => {
     expect(urls(c)).toMatchObject({ api: 'http://api.localhost:8080' });
     expect(urls(c).mcp('demo')).toBe('http://mcp-demo.localhost:8080');
     expect(urls(c).agent('demo')).toBe('http://agent-demo.localhost:8080');
+  });
+
+  it('finds Chromium where the operator says or where Debian puts it; none there, or none, turns the captures off', () => {
+    expect(loadConfig({ PLATFORM_CHROMIUM_PATH: process.execPath }).chromiumPath).toBe(process.execPath);
+    expect(loadConfig({ PLATFORM_CHROMIUM_PATH: '/no/such/chromium' }).chromiumPath).toBeNull();
+    expect(loadConfig({ PLATFORM_CHROMIUM_PATH: 'none' }).chromiumPath).toBeNull();
+    expect(loadConfig({}).chromiumPath).toBe(existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
   });
 
   it('omits the scheme-default port from public URLs', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PushConfigWrite, PushTaskRef, Store } from '../../store/index.ts';
+import { configsOfRead, pushConfigsRead, type PushConfigWrite, type PushTaskRef, type Store } from '../../store/index.ts';
 import { mustRun } from '../helpers/env.ts';
 import { freshStore, type DriverName } from '../helpers/store.ts';
 
@@ -44,6 +44,19 @@ describe.each(drivers)('push config store on %s', (driver) => {
     expect(await store.pushConfigs.get({ ...t, agentId: otherAgent }, 'c1')).toBeNull();
     expect(await store.pushConfigs.delete({ ...t, accountId: otherAccount }, 'c1')).toBe(false);
     expect(await store.pushConfigs.get(t, 'c1')).not.toBeNull();
+  });
+
+  it('a turn reads a task\'s configs in its own statement: the same records, in the same order, as forTask', async () => {
+    const t = task();
+    await store.pushConfigs.put(config(t, 'b', { token: 'tok', authScheme: 'bearer', authCredentials: 'cred' }), 10);
+    await store.pushConfigs.put(config(t, 'a'), 10);
+    const turn = (address: string, read?: ReturnType<typeof pushConfigsRead>) =>
+      store.snapshots.commit({ address, kind: 'agent-task', accountId: account, shard: 1, expectedVersion: 0, fence: null, snapshot: {}, events: [], effects: { start: [], finish: [] }, timers: { arm: [], cancel: [] }, outbox: [], ...(read ? { read } : {}) });
+    const withRead = await turn(`agent-task/${randomUUID()}`, pushConfigsRead(t));
+    expect(configsOfRead(withRead.read)).toEqual(await store.pushConfigs.forTask(t));
+    expect(configsOfRead(withRead.read).map((c) => c.id)).toEqual(['b', 'a']);
+    expect(configsOfRead((await turn(`agent-task/${randomUUID()}`, pushConfigsRead(task()))).read)).toEqual([]);
+    expect((await turn(`agent-task/${randomUUID()}`)).read).toBeUndefined();
   });
 
   it('a put with an existing id replaces url, token and authentication and keeps the creation time', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT } from '../../edge/a2a/index.ts';
 import { MAX_ATTACHMENT_BYTES, readAttachments } from '../../runtime/agents/attachments.ts';
 import { agentHost, bearer, recordingBackend, task } from '../helpers/a2a.ts';
-import { whileBystanderWaits } from '../helpers/bystander.ts';
+import { bystanderTenant, whileBystanderWaits } from '../helpers/bystander.ts';
 import { mustRun } from '../helpers/env.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import type { DriverName } from '../helpers/store.ts';
@@ -28,10 +28,7 @@ describe.each(drivers)('A2A bodies of 28 MiB on %s do not stall the node', (driv
       },
     });
     p = await startTestPlatform({ driver, a2aBackend: backend });
-    const admin = p.node.services.admin;
-    const other = await admin.createAccount({ name: 'Bystander' });
-    const principal = await admin.createPrincipal({ account: other.id, name: 'bystander', role: 'admin' });
-    bystander = (await admin.createKey({ principal: principal.id })).key;
+    bystander = (await bystanderTenant(p)).key;
   }, 120_000);
   afterAll(() => p?.close());
 

@@ -1,7 +1,7 @@
 import { request, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { versionOutcome } from '../../runtime/index.ts';
-import { whileBystanderWaits as bystanderTimes } from '../helpers/bystander.ts';
+import { bystanderTenant, whileBystanderWaits as bystanderTimes } from '../helpers/bystander.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../helpers/components.ts';
 import { mustRun } from '../helpers/env.ts';
 import { npack } from '../helpers/npack.ts';
@@ -23,10 +23,7 @@ describe.each(drivers)('hostile uploads on %s do not stall the node', (driver) =
   beforeAll(async () => {
     p = await startTestPlatform({ driver });
     attacker = p.node.demo!.userKey;
-    const admin = p.node.services.admin;
-    const other = await admin.createAccount({ name: 'Bystander' });
-    const principal = await admin.createPrincipal({ account: other.id, name: 'bystander', role: 'admin' });
-    bystander = (await admin.createKey({ principal: principal.id })).key;
+    bystander = (await bystanderTenant(p)).key;
     hostile = await hostileUploads();
   }, 120_000);
   afterAll(() => p?.close());

@@ -61,6 +61,9 @@ export interface PreparedKind {
   effectNames: ReadonlySet<string>;
   costs: Record<string, number>;
   project: ActorKind['project'];
+  projectRows: ActorKind['projectRows'];
+  afterTurn: ActorKind['afterTurn'];
+  readWithTurn: ActorKind['readWithTurn'];
 }
 
 /** Provides the host's effect logic to each kind's machine; a machine naming an effect with no implementation is refused. */
@@ -71,7 +74,7 @@ export function prepareKinds(kinds: ActorKind[], hooks: EffectHooks): Map<string
     const missing = names.filter((n) => !k.effects?.[n]);
     if (missing.length) throw new PlatformError('PLT_EFFECT_UNDECLARED', `actor kind ${k.kind} names effects the runtime does not implement: ${missing.join(', ')}`);
     const logic = names.length ? k.logic.provide({ actors: Object.fromEntries(names.map((n) => [n, effectLogic(n, hooks)])) }) : k.logic;
-    out.set(k.kind, { kind: k.kind, logic, timers: k.timers, effects: k.effects ?? {}, effectNames: new Set(names), costs: k.effectCost ?? {}, project: k.project });
+    out.set(k.kind, { kind: k.kind, logic, timers: k.timers, effects: k.effects ?? {}, effectNames: new Set(names), costs: k.effectCost ?? {}, project: k.project, projectRows: k.projectRows, afterTurn: k.afterTurn, readWithTurn: k.readWithTurn });
   }
   return out;
 }

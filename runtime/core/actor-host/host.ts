@@ -243,7 +243,13 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       touch(entry);
       return { ...plan.state, events: [], replies: plan.replies };
     }
-    const c = plan.commit;
+    // The sequence the commit will give the turn's last event: it succeeds only from the version (and so the
+    // sequence) this entry holds.
+    const seqAfter = { ...plan.state, seq: entry.seq + plan.journal.length };
+    const change = { address: entry.address, state: plan.done ? null : seqAfter, previous: entry.state, after: seqAfter };
+    const rows = entry.kind.projectRows?.(change);
+    const read = entry.kind.readWithTurn?.(change) ?? null;
+    const c = { ...plan.commit, ...(rows ? { rows } : {}), ...(read ? { read } : {}) };
     const project = entry.kind.project;
     const result = project
       ? await opts.store.tx(async (tx: Repositories) => {
@@ -255,6 +261,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     entry.version = result.version;
     entry.json = plan.json;
     entry.seq = result.eventSeq;
+    const previous = entry.state;
     const after: ActorState = { ...plan.state, seq: result.eventSeq };
     entry.state = after;
     for (const id of plan.finished) {
@@ -280,6 +287,13 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       touch(entry);
     }
     publishTransition(entry, event, after);
+    if (entry.kind.afterTurn) {
+      try {
+        entry.kind.afterTurn({ address: entry.address, state: plan.done ? null : after, previous, after }, result.read);
+      } catch (err) {
+        onError(err, `afterTurn of ${entry.address}`);
+      }
+    }
     return { ...after, events, replies: plan.replies };
   }
 
@@ -359,7 +373,8 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     create: (address, input) =>
       mailboxes.enqueue(address, async () => {
         const kind = kindOf(address);
-        if (active.has(address) || (await opts.store.snapshots.load(address))) throw new PlatformError('PLT_ACTOR_EXISTS', `an actor already lives at ${address}`);
+        if (active.has(address)) throw new PlatformError('PLT_ACTOR_EXISTS', `an actor already lives at ${address}`);
+        // One stored elsewhere is found by the commit itself (its insert conflicts): no read first.
         const entry = start(address, kind, { input }, 0, 0);
         entry.turn = { emitted: [], started: new Set() };
         entry.actor.start();

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
-import type { Repositories } from '../../../store/index.ts';
+import type { Repositories, RowRead, RowWrites } from '../../../store/index.ts';
 
 /** The persisted form of an actor's state: what the host stores and reads back. */
 export interface ActorState<TContext = Record<string, unknown>> {
@@ -51,16 +51,21 @@ export type EffectImpl = (input: any, ctx: EffectContext) => Promise<unknown>;
  * Rows other surfaces query (task lists, lookups), written in the turn's own transaction: a committed turn and its
  * projection are never out of step. `state` is null when the actor finished (its snapshot is gone).
  */
-export type Projection = (
-  tx: Repositories,
-  change: {
-    address: string;
-    state: ActorState | null;
-    previous: ActorState | null;
-    /** The state the turn ended in, also when the actor finished (a task's final status and artifacts). */
-    after: ActorState;
-  },
-) => Promise<void>;
+export type Projection = (tx: Repositories, change: ProjectedChange) => Promise<void>;
+
+export interface ProjectedChange {
+  address: string;
+  state: ActorState | null;
+  previous: ActorState | null;
+  /** The state the turn ended in, also when the actor finished (a task's final status and artifacts). */
+  after: ActorState;
+}
+
+/**
+ * A projection whose rows join the turn's own statement (no transaction, no round trip of its own): for kinds whose
+ * every turn writes a row, such as a task a client polls.
+ */
+export type RowProjection = (change: ProjectedChange) => RowWrites;
 
 /**
  * What the host needs to run one kind of actor: its statechart, the durable timers a state needs, the
@@ -74,4 +79,18 @@ export interface ActorKind {
   /** The lane cost of each effect (default 1); a model turn or a build weighs more than a delivery. */
   effectCost?: Record<string, number>;
   project?: Projection;
+  projectRows?: RowProjection;
+  /**
+   * Called on the node that owns the actor, after each committed turn, with the state before and after it (`state`
+   * null when the actor finished): work that follows a committed change without being part of it, such as a task's
+   * push notifications. Fire and forget: the host neither waits for it nor lets it fail the turn (a throw is
+   * reported to onError). It is not called for a turn that wrote nothing, nor again when a turn is replayed after a
+   * restart, so what it starts is at most once per commit.
+   */
+  afterTurn?: (change: ProjectedChange, read?: unknown) => void;
+  /**
+   * What afterTurn will need to read, read in the turn's own statement instead of a round trip after it (null: nothing
+   * this turn). Its value is afterTurn's `read`.
+   */
+  readWithTurn?: (change: ProjectedChange) => RowRead | null;
 }

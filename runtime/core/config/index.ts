@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -31,6 +32,23 @@ export interface PlatformConfig {
   pushAllowLoopback: boolean;
   /** Development and tests only: egressFetch may reach loopback addresses, over plain http too. */
   egressAllowLoopback: boolean;
+  /** Development and tests only: a PEM file of CAs egressFetch trusts besides the system's (null: none). */
+  egressExtraCaFile: string | null;
+  /** The SearXNG instance the Web Search built-in asks (its JSON API enabled); null: web search is not configured. */
+  searxngUrl: string | null;
+  /** The Chromium the Browser's captures launch (screenshot, pdf, snapshot); null: they answer that none is installed. */
+  chromiumPath: string | null;
+  /** Push deliveries in flight at once on this node, per lane (each lane has its own). */
+  pushReservedSlots: number;
+  pushBestEffortSlots: number;
+  /** Reserved-lane deliveries an account may have waiting (beyond it they are given up and logged). */
+  pushReservedQueue: number;
+  /** Best-effort deliveries an account may have waiting; past it the oldest is dropped. */
+  pushBestEffortQueue: number;
+  /** Deadline of one push delivery (at most egress's 10 s). */
+  pushTimeoutMs: number;
+  /** Wait before the one retry of a failed reserved-lane delivery. */
+  pushRetryDelayMs: number;
   mcpCallPrice: number;
   mcpRequestRate: number;
   mcpInitializeRate: number;
@@ -45,6 +63,8 @@ export interface PlatformConfig {
   agentMaxSteps: number;
   /** A model turn or a round of tool calls is abandoned after this long. */
   agentStepTimeoutMs: number;
+  /** How long an approval gate waits for a human before it expires (a denial). */
+  approvalTtlMs: number;
 }
 
 export interface Setting {
@@ -82,10 +102,20 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_SCRIPTED_RULES', default: '(the demo rules)', description: 'Rules file of the scripted model the node serves on loopback as provider `scripted` (docs/scripted-model.md)' },
   { env: 'PLATFORM_AGENT_MAX_STEPS', default: '8', description: 'Model turns an agent run takes at most (1..100); a run still calling tools after them fails' },
   { env: 'PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', default: '120', description: 'Limit of one model turn or one round of tool calls of an agent run (1..3600); past it the task fails' },
+  { env: 'PLATFORM_APPROVAL_TTL_SECONDS', default: '3600', description: 'How long an approval gate waits for a decision (1..604800); then it expires, which denies the call' },
   { env: 'PLATFORM_DEFAULT_MODEL', default: 'scripted/demo', description: 'Model of an agent created without `--model` (`provider/model`)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
   { env: 'PLATFORM_PUSH_ALLOW_LOOPBACK', default: 'false', description: 'Development and tests only: admit A2A push receivers on loopback (`localhost`, 127.0.0.0/8, `::1`), over plain `http` too (`true` or `false`)' },
   { env: 'PLATFORM_EGRESS_ALLOW_LOOPBACK', default: 'false', description: "Development and tests only: let the platform's outbound requests for tenants (attachment `url` parts, ...) reach loopback addresses, over plain http too; other private ranges stay refused (`true` or `false`)" },
+  { env: 'PLATFORM_EGRESS_EXTRA_CA_FILE', default: '(none)', description: "Development and tests only: a PEM file of certificate authorities the platform's outbound requests (push deliveries, attachment `url` parts) trust besides the system's, for receivers with certificates of a private CA" },
+  { env: 'PLATFORM_CHROMIUM_PATH', default: '/usr/bin/chromium if present', description: 'The Chromium the Browser built-in launches for `browser_screenshot`, `browser_pdf` and `browser_snapshot` (one headless browser per capture, every request through egress); `none`, or no Chromium there, and those tools answer that Chromium is not installed on this node' },
+  { env: 'PLATFORM_SEARXNG_URL', default: '(none)', description: 'The SearXNG instance (JSON format enabled in its settings) the Web Search built-in asks, through egress: `https`, or a loopback address with `PLATFORM_EGRESS_ALLOW_LOOPBACK`; unset, `web_search` answers that web search is not configured' },
+  { env: 'PLATFORM_PUSH_RESERVED_SLOTS', default: '32', description: 'A2A push deliveries of terminal and interrupt states (the reserved lane) in flight at once per node (1..1024); one account holds at most half of them' },
+  { env: 'PLATFORM_PUSH_BEST_EFFORT_SLOTS', default: '16', description: 'A2A push deliveries of WORKING and artifact progress (the best-effort lane) in flight at once per node (1..1024); one account holds at most half of them' },
+  { env: 'PLATFORM_PUSH_RESERVED_QUEUE', default: '10000', description: 'Reserved-lane push deliveries one account may have waiting per node (1..1000000); past it a delivery is given up and logged' },
+  { env: 'PLATFORM_PUSH_BEST_EFFORT_QUEUE', default: '256', description: 'Best-effort push deliveries one account may have waiting per node (1..100000); past it the oldest is dropped (a newer update of the same task and config replaces the waiting one)' },
+  { env: 'PLATFORM_PUSH_TIMEOUT_MS', default: '10000', description: 'Deadline of one push delivery in milliseconds, connection to response (100..10000)' },
+  { env: 'PLATFORM_PUSH_RETRY_DELAY_MS', default: '1000', description: 'Wait before the one retry of a failed reserved-lane push delivery, in milliseconds (0..60000)' },
 ];
 
 export class ConfigError extends Error {
@@ -136,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (pushLoopback !== 'true' && pushLoopback !== 'false') problems.push(`PLATFORM_PUSH_ALLOW_LOOPBACK=${JSON.stringify(pushLoopback)}: expected true or false`);
   const egressLoopback = str('PLATFORM_EGRESS_ALLOW_LOOPBACK', 'false');
   if (egressLoopback !== 'true' && egressLoopback !== 'false') problems.push(`PLATFORM_EGRESS_ALLOW_LOOPBACK=${JSON.stringify(egressLoopback)}: expected true or false`);
+  const searxng = str('PLATFORM_SEARXNG_URL', '');
+  if (searxng && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(searxng)) problems.push(`PLATFORM_SEARXNG_URL=${JSON.stringify(searxng)}: expected the http(s) URL of a SearXNG instance, without query or fragment`);
   const modelProviders: PlatformConfig['modelProviders'] = [];
   for (const entry of str('PLATFORM_MODEL_PROVIDERS', '').split(',').map((e) => e.trim()).filter(Boolean)) {
     const at = entry.indexOf('=');
@@ -183,6 +215,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pluginPrivateNetwork: privateNetwork === 'true',
     pushAllowLoopback: pushLoopback === 'true',
     egressAllowLoopback: egressLoopback === 'true',
+    searxngUrl: searxng ? searxng.replace(/\/+$/, '') : null,
+    chromiumPath: chromiumPathOf(str('PLATFORM_CHROMIUM_PATH', '')),
+    egressExtraCaFile: str('PLATFORM_EGRESS_EXTRA_CA_FILE', '') ? path.resolve(cwd, str('PLATFORM_EGRESS_EXTRA_CA_FILE', '')) : null,
+    pushReservedSlots: int('PLATFORM_PUSH_RESERVED_SLOTS', 32, 1, 1024),
+    pushBestEffortSlots: int('PLATFORM_PUSH_BEST_EFFORT_SLOTS', 16, 1, 1024),
+    pushReservedQueue: int('PLATFORM_PUSH_RESERVED_QUEUE', 10_000, 1, 1_000_000),
+    pushBestEffortQueue: int('PLATFORM_PUSH_BEST_EFFORT_QUEUE', 256, 1, 100_000),
+    pushTimeoutMs: int('PLATFORM_PUSH_TIMEOUT_MS', 10_000, 100, 10_000),
+    pushRetryDelayMs: int('PLATFORM_PUSH_RETRY_DELAY_MS', 1000, 0, 60_000),
     mcpCallPrice: int('PLATFORM_MCP_CALL_PRICE', 1, 0, 1_000_000),
     mcpRequestRate: int('PLATFORM_MCP_REQUEST_RATE', 600, 1, 1_000_000_000),
     mcpInitializeRate: int('PLATFORM_MCP_INITIALIZE_RATE', 60, 1, 1_000_000_000),
@@ -192,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     defaultModel,
     agentMaxSteps: int('PLATFORM_AGENT_MAX_STEPS', 8, 1, 100),
     agentStepTimeoutMs: int('PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
+    approvalTtlMs: int('PLATFORM_APPROVAL_TTL_SECONDS', 3600, 1, 604800) * 1000,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
@@ -207,4 +249,11 @@ export function urls(c: Pick<PlatformConfig, 'publicScheme' | 'publicPort' | 'do
     mcp: (handle: string) => origin(`mcp-${handle}.${c.domain}`),
     agent: (handle: string) => origin(`agent-${handle}.${c.domain}`),
   };
+}
+
+/** The operator's Chromium, else Debian's where it is installed; `none` turns the captures off. */
+function chromiumPathOf(given: string): string | null {
+  if (given === 'none') return null;
+  const candidate = given || '/usr/bin/chromium';
+  return existsSync(candidate) ? candidate : null;
 }

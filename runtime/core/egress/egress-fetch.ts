@@ -1,5 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import tls from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { PlatformError } from '../errors/index.ts';
 import { joinInSlices } from '../workers/index.ts';
@@ -32,8 +33,12 @@ export interface EgressOptions {
    * to them. Every other private, link-local, metadata or reserved address stays refused.
    */
   allowLoopback?: boolean;
-  /** Tests only: certificate authorities (PEM) to trust instead of the system's, for a server with its own certificate. */
-  ca?: string | Buffer;
+  /**
+   * Certificate authorities (PEM) to trust instead of the system's (development and tests: a receiver with a
+   * certificate of a test CA; the composition root passes the system's roots plus PLATFORM_EGRESS_EXTRA_CA_FILE).
+   * Agents are shared per distinct `ca` string, so connections are reused across requests.
+   */
+  ca?: string;
   /** Replaces the system resolver (tests stand in for DNS with it); its answers are judged like the system's. */
   resolve?: EgressResolver;
 }
@@ -129,20 +134,51 @@ function guardedLookup(reach: Reach, resolve: EgressResolver): net.LookupFunctio
   };
 }
 
-const agentOptions = (reach: Reach, resolve: EgressResolver, ca?: string | Buffer): Agent.Options => ({
-  connect: { lookup: guardedLookup(reach, resolve), timeout: EGRESS_TIMEOUT_MS, ...(ca ? { ca } : {}) },
+/**
+ * One TLS context per set of trusted CAs. Given `ca` alone, every connection would build a context of its own and
+ * parse the whole PEM bundle (the system's roots plus the extra CA) again: milliseconds of the node's thread per
+ * connection, which a tenant whose receivers answer slowly (each callback a new connection) multiplies.
+ */
+const contexts = new Map<string, tls.SecureContext>();
+function contextFor(ca: string): tls.SecureContext {
+  let c = contexts.get(ca);
+  if (!c) contexts.set(ca, (c = tls.createSecureContext({ ca })));
+  return c;
+}
+
+const agentOptions = (reach: Reach, resolve: EgressResolver, ca?: string): Agent.Options => ({
+  connect: { lookup: guardedLookup(reach, resolve), timeout: EGRESS_TIMEOUT_MS, ...(ca ? { secureContext: contextFor(ca) } : {}) },
   // Connections are reused only for a short while: an idle one holds a vetted address, not a fresh answer.
   keepAliveTimeout: 4000,
   keepAliveMaxTimeout: 10_000,
 });
 
-/** One Agent per kind of reach, made on first use; a caller with its own resolver or CA gets an Agent of its own. */
-const shared = new Map<string, Agent>();
-function agentFor(reach: Reach): Agent {
+/**
+ * One Agent per kind of reach and trusted CAs, made on first use (the operator configures a handful of CA sets at
+ * most); a caller with its own resolver gets an Agent of its own per request.
+ */
+const shared = new Map<string, Map<string, Agent>>();
+function agentFor(reach: Reach, ca: string | undefined): Agent {
+  // Keyed by the CA bundle itself (the same string each call, so its hash is computed once), then by reach: a key
+  // made by concatenating the bundle would copy it per request.
+  let byReach = shared.get(ca ?? '');
+  if (!byReach) shared.set(ca ?? '', (byReach = new Map()));
   const key = `${reach.allowLoopback}/${reach.loopbackOnly}`;
-  let agent = shared.get(key);
-  if (!agent) shared.set(key, (agent = new Agent(agentOptions(reach, systemResolve))));
+  let agent = byReach.get(key);
+  if (!agent) byReach.set(key, (agent = new Agent(agentOptions(reach, systemResolve, ca))));
   return agent;
+}
+
+/**
+ * The dispatcher a request to `url` goes through (its addresses vetted and pinned at connect time), for callers
+ * that must stream a response (egress-stream.ts); `own` is set when it was made for this request alone.
+ */
+export function egressDispatcher(target: string | URL, opts: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'> = {}): { url: URL; dispatcher: Dispatcher; own: Agent | null } {
+  const allowLoopback = opts.allowLoopback === true;
+  const url = checkEgressUrl(target, { allowLoopback });
+  const reach = reachOf(url, allowLoopback);
+  const own = opts.resolve !== undefined ? new Agent(agentOptions(reach, opts.resolve, opts.ca)) : null;
+  return { url, dispatcher: own ?? agentFor(reach, opts.ca), own };
 }
 
 /** Stops reading a body and closes its connection (the abort it reports is expected, not an error). */
@@ -200,8 +236,8 @@ export async function egressFetch(target: string | URL, opts: EgressOptions = {}
   const reach = reachOf(url, allowLoopback);
   const timeoutMs = opts.timeoutMs ?? EGRESS_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? EGRESS_MAX_BYTES;
-  const own = opts.ca !== undefined || opts.resolve !== undefined ? new Agent(agentOptions(reach, opts.resolve ?? systemResolve, opts.ca)) : null;
-  const dispatcher = own ?? agentFor(reach);
+  const own = opts.resolve !== undefined ? new Agent(agentOptions(reach, opts.resolve, opts.ca)) : null;
+  const dispatcher = own ?? agentFor(reach, opts.ca);
   opts.signal?.throwIfAborted();
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;

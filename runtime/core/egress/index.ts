@@ -13,4 +13,5 @@ export const addressClass: (address: string) => AddressClass | null = policy.add
 export const isForbiddenAddress: (address: string) => boolean = policy.isForbiddenAddress;
 export const isForbiddenName: (host: string) => boolean = policy.isForbiddenName;
 export const EGRESS_GUARD_URL: URL = policy.EGRESS_GUARD_URL;
+export { egressStreamingFetch } from './egress-stream.ts';
 export { checkEgressUrl, egressFetch, isLoopbackAddress, EGRESS_MAX_BYTES, EGRESS_TIMEOUT_MS, type EgressOptions, type EgressResolver, type EgressResponse } from './egress-fetch.ts';

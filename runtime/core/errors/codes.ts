@@ -61,6 +61,9 @@ export const ERRORS = {
   MGMT_ROUTE_NOT_FOUND: e('not_found', 'no such route on the management API', 'Check the method and path against the API reference (`GET /v1/openapi.json`).'),
   MGMT_ACTOR_NOT_FOUND: e('not_found', 'no such actor in this account', 'Check the actor address (`kind/accountId/id`); actors of other accounts are never visible.'),
   MGMT_STATECHART_NOT_FOUND: e('not_found', 'no statechart of that kind', 'Use a machine listed on the `/viz` page or by `platform viz export`.'),
+  MGMT_GATE_NOT_FOUND: e('not_found', 'no such approval gate visible to this caller', 'Check the gate id (`GET /v1/approval-gates`); gates of other users are visible to admins and owners only.'),
+  MGMT_GATE_DECISION_REJECTED: e('conflict', 'the decision was not taken; the gate is unchanged', 'Read the reason in the message: decide a pending gate, as a user, for the arguments the gate shows.'),
+  MGMT_USER_REQUIRED: e('forbidden', 'only a user may do this; a service principal may not', "Use a user's credential (a device-flow token or a user's API key)."),
   MGMT_BODY_TOO_LARGE: e('too_large', 'request body too large', 'Send a smaller body.'),
   MGMT_UNSUPPORTED_MEDIA_TYPE: e('invalid', 'unsupported content type', 'Send application/json (or multipart/form-data for uploads).'),
   MGMT_UNAVAILABLE: e('unavailable', 'the service is not ready', 'Retry shortly.'),
@@ -91,7 +94,16 @@ export const ERRORS = {
   TOOL_FORBIDDEN: e('forbidden', 'the caller may not run this tool', 'Use a principal with execute authority.'),
   TOOL_INVALID_ARGUMENTS: e('invalid', 'the arguments do not match the tool\'s input schema', 'Send arguments that match the inputSchema of tools/list.'),
   TOOL_NEEDS_ANCHOR: e('forbidden', 'this tool works in a workspace, and the caller has none', 'Sign in: anonymous callers have no workspace.'),
+  TOOL_CODE_LIMIT: e('invalid', 'the code ran past its time or memory limit and was stopped', 'Make the code finish within its timeout and memory limit: end loops, build smaller values.'),
+  TOOL_PAGE_LIMIT: e('invalid', 'reading the page ran past its time or memory limit and was stopped', 'Ask for a smaller page, or a narrower selector.'),
+  CONNECTOR_UNAVAILABLE: e('unavailable', 'the upstream server of a connector could not be reached', 'Check that the connector\'s server is up and that its URL and credentials are right.'),
   KV_LIMIT: e('too_large', "the plugin's key-value store is full", 'Delete keys: a plugin holds at most 64 MiB of keys and values.'),
+
+  // Autonomy policies
+  AUTONOMY_POLICY_INVALID: e('invalid', 'the autonomy policy document is invalid', 'Correct the field named in the message (docs/autonomy.md describes the document).'),
+  AUTONOMY_POLICY_TOO_LARGE: e('too_large', 'the autonomy policy document is larger than its limit', 'Keep a policy within 16 KiB as JSON: fold rules into `*` or into fewer conditions.'),
+  AUTONOMY_UNKNOWN_AGENT: e('not_found', 'no such agent in this account', 'Check the agent id (`platform agents list`).'),
+  AUTONOMY_UNKNOWN_PRINCIPAL: e('not_found', 'no such principal in this account', 'Check the principal id (printed by `platform admin user create` or `platform admin principal create`).'),
 
   // Gateways and accounts
   GATEWAY_NOT_FOUND: e('not_found', 'no such gateway', 'Use the handle of an existing gateway.'),
@@ -111,6 +123,9 @@ export const ERRORS = {
   EGRESS_TOO_LARGE: e('too_large', 'the response is larger than allowed', 'Serve a smaller response: the message names the limit.'),
   EGRESS_TIMEOUT: e('unavailable', 'the remote host did not answer in time', 'Make the host answer within the time the message names (10 s unless said otherwise), or retry later.'),
   EGRESS_FAILED: e('unavailable', 'the outbound request failed', 'Check that the host is reachable from the platform: its name resolves, it accepts connections, its TLS certificate is valid.'),
+
+  // Push delivery (runtime/push): never on a wire, only in the node's log of a delivery given up
+  PUSH_DELIVERY_REJECTED: e('unavailable', 'the push receiver answered with a status other than 2xx', 'Make the receiver answer a push notification POST with a 2xx status (redirects are not followed).'),
 
   // Agent gateways (A2A 1.0): the agent runtime raises the task codes, the A2A surface the others; edge/a2a/errors.ts
   // maps each to its HTTP status, JSON-RPC code and ErrorInfo reason
@@ -142,9 +157,15 @@ export const ERRORS = {
   A2A_EXTENSION_REQUIRED: e('invalid', 'the agent requires an extension the client did not request', 'Request the extension in the A2A-Extensions header.'),
   A2A_VERSION_NOT_SUPPORTED: e('invalid', 'this A2A protocol version is not supported', 'Send A2A-Version: 1.0 (or omit it): the gateway speaks A2A 1.0 only.'),
   A2A_ATTACHMENT_TOO_LARGE: e('invalid', 'an attachment is larger than 20 MiB', 'Send files of at most 20 MiB (20971520 bytes) each, as raw or url parts.'),
+  A2A_MESSAGE_TOO_LARGE: e('invalid', 'the text of a message is larger than 1 MiB', 'Send at most 1 MiB (1048576 bytes) of text and data parts in one message; send longer documents as file parts.'),
   A2A_ATTACHMENT_FETCH_FAILED: e('invalid', "a url part could not be fetched through the platform's egress policy", 'Use an https URL of a public host that answers 2xx within 10 s, without a redirect.'),
   A2A_IMAGE_TOO_LARGE: e('invalid', 'an image is larger than 4096 x 4096 pixels', 'Scale the image to at most 4096 pixels wide and 4096 pixels tall.'),
   A2A_IMAGE_UNREADABLE: e('invalid', 'the dimensions of an image part cannot be read', 'Send PNG, JPEG, GIF, WebP, BMP, TIFF, AVIF/HEIF or SVG, or give bytes that are no image another media type.'),
+
+  // The AG-UI route of the agent gateways (POST /agui, /ag-ui); edge/a2a/agui-errors.ts maps every code to its HTTP status
+  AGUI_INVALID_INPUT: e('invalid', 'the AG-UI run input is invalid', 'Send a RunAgentInput (threadId, runId, messages) whose last user message is the one to send, or a resume answering the open interrupt; the message names the member at fault.'),
+  AGUI_BODY_TOO_LARGE: e('too_large', 'the AG-UI run input is too large', 'Keep a run input at or under 8 MiB: the platform keeps the thread, so only the new user message must be sent; send files as url parts.'),
+  AGUI_INTERRUPT_UNKNOWN: e('invalid', 'the resumed interrupt is not open', "Answer the interrupt of the thread's last run, by its id, once: an answered or expired gate cannot be answered again."),
 
   // OAuth authorization servers of the MCP gateways (the wire `error` is the code without its prefix, lowercased)
   OAUTH_INVALID_REQUEST: e('invalid', 'invalid_request', 'Send the parameters the message names.'),

@@ -12,8 +12,9 @@ export type RateKind = keyof typeof RATE_LIMITS;
  * it) and `initialize`. When the counter cannot answer in time the request is let through (fail open) and the
  * outage is reported once, not per request.
  */
-export function createRateLimiter(opts: { counter: WindowCounter; now: () => number; limits?: Partial<Record<RateKind, number>>; onOutage?: (err: unknown) => void }) {
+export function createRateLimiter(opts: { counter: WindowCounter; now: () => number; limits?: Partial<Record<RateKind, number>>; onOutage?: (err: unknown) => void; budgetMs?: number }) {
   const limits = { ...RATE_LIMITS, ...opts.limits };
+  const budgetMs = opts.budgetMs ?? COUNTER_BUDGET_MS;
   let failing = false;
   return {
     limits,
@@ -27,7 +28,7 @@ export function createRateLimiter(opts: { counter: WindowCounter; now: () => num
       try {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer in ${COUNTER_BUDGET_MS} ms`)), COUNTER_BUDGET_MS);
+          timer = setTimeout(() => reject(new Error(`no answer in ${budgetMs} ms`)), budgetMs);
         });
         try {
           n = await Promise.race([opts.counter.hit(`${kind}|${gatewayId}|${callerKey}`, window), timeout]);

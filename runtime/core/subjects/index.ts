@@ -26,6 +26,8 @@ export const SUBJECTS = {
   mcpSessionEnded: 'cache.mcp-session',
   /** An agent was bound to or unbound from another agent as a tool (`{accountId, agentId}`). */
   agentLinksChanged: 'cache.agent-links',
+  /** An autonomy policy of an account was set (`{accountId}`): nodes drop the policies they kept. */
+  autonomyChanged: 'cache.autonomy',
   /** A capability's active version changed (`{accountId, capabilityId}`). */
   pluginsChanged: 'plugins.changed',
 } as const;

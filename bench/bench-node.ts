@@ -1,0 +1,60 @@
+// The start of every bench node process: one platform node on a fresh data directory (the PostgreSQL of
+// DATABASE_URL, else PGlite; no NATS: one node on its own, as a reference is one process), with the demo tenant
+// seeded, stopped on SIGTERM, SIGINT or the end of its standard input, the data directory removed. The node files
+// (a2a-node.ts, push-node.ts, hostile-node.ts) add their tenants and print their one JSON line.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { startPlatform } from '../bin/node.ts';
+import { loadConfig } from '../runtime/index.ts';
+
+export async function startBenchNode(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_SEED_DEMO: 'true',
+    PLATFORM_SHUTDOWN_GRACE_MS: '1000',
+    // Every load connection comes from loopback, one per caller in flight.
+    PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: process.env.PLATFORM_MAX_CONNECTIONS_PER_ADDRESS ?? '4096',
+    ...extraEnv,
+  };
+  delete env.NATS_URL;
+  const config = loadConfig(env);
+  const node = await startPlatform({ config, logger: pino({ level: 'silent' }), writeNodeFile: false });
+  const beforeStop: (() => void)[] = [];
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const f of beforeStop) f();
+    void node.close().finally(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(code);
+    });
+  };
+  process.once('SIGTERM', () => stop(0));
+  process.once('SIGINT', () => stop(0));
+  if (!process.stdin.isTTY) process.stdin.on('end', () => stop(0)).resume();
+  const demo = node.demo;
+  if (!demo) {
+    process.stderr.write(`${name}-node: the database was not empty, so no demo tenant was seeded: give the node a fresh database\n`);
+    stop(1);
+    throw new Error('no demo tenant');
+  }
+  return {
+    node,
+    demo,
+    driver: (config.databaseUrl ? 'pg' : 'pglite') as 'pg' | 'pglite',
+    /** Runs `f` when the node stops (servers of the node file). */
+    onStop: (f: () => void) => beforeStop.push(f),
+    /** Ends the process with `code` after closing the node: the node file's failure. */
+    fail(err: unknown) {
+      process.stderr.write(`${name}-node: ${(err as Error)?.stack ?? String(err)}\n`);
+      stop(1);
+    },
+  };
+}

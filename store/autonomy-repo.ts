@@ -1,0 +1,173 @@
+import type { Queryable } from './db.ts';
+
+/** Where a policy applies: the whole account, one agent, or one user (principal) of the account. */
+export type PolicyScope = 'account' | 'agent' | 'user';
+
+/** One stored policy document; `rules` is the validated document as the runtime wrote it (opaque here). */
+export interface PolicyRecord {
+  accountId: string;
+  scope: PolicyScope;
+  /** '' for the account scope, the agent id or the principal id otherwise. */
+  subjectId: string;
+  rules: unknown;
+  version: number;
+  updatedAt: string;
+  updatedBy: string;
+}
+
+export interface DecisionInput {
+  accountId: string;
+  principalId: string;
+  tool: string;
+  argumentsHash: string;
+  outcome: 'allow' | 'deny' | 'ask';
+  reason: string | null;
+  decidedBy: 'policy' | 'human';
+  surface: 'mcp' | 'agent';
+  targetKind: 'gateway' | 'agent';
+  targetId: string;
+  gateId?: string | null;
+}
+
+export interface DecisionRecord extends Required<DecisionInput> {
+  /** A decimal string: ids grow with insertion, the history's keyset. */
+  id: string;
+  createdAt: string;
+}
+
+export interface DecisionFilter {
+  accountId: string;
+  targetKind?: 'gateway' | 'agent';
+  targetId?: string;
+  principalId?: string;
+  tool?: string;
+  outcome?: 'allow' | 'deny' | 'ask';
+  /** ISO 8601: decisions at or after this time. */
+  since?: string;
+  /** Decisions with an id below this one (the next page of a newest-first history). */
+  before?: string;
+}
+
+type PolicyRow = { account_id: string; scope: PolicyScope; subject_id: string; rules: unknown; version: number; updated_at: string; updated_by: string };
+type DecisionRow = {
+  id: string;
+  account_id: string;
+  principal_id: string;
+  tool: string;
+  arguments_hash: string;
+  outcome: DecisionInput['outcome'];
+  reason: string | null;
+  decided_by: DecisionInput['decidedBy'];
+  surface: DecisionInput['surface'];
+  target_kind: DecisionInput['targetKind'];
+  target_id: string;
+  gate_id: string | null;
+  created_at: string;
+};
+
+const policy = (r: PolicyRow): PolicyRecord => ({
+  accountId: r.account_id,
+  scope: r.scope,
+  subjectId: r.subject_id,
+  rules: typeof r.rules === 'string' ? JSON.parse(r.rules) : r.rules,
+  version: Number(r.version),
+  updatedAt: r.updated_at,
+  updatedBy: r.updated_by,
+});
+
+const decision = (r: DecisionRow): DecisionRecord => ({
+  id: String(r.id),
+  accountId: r.account_id,
+  principalId: r.principal_id,
+  tool: r.tool,
+  argumentsHash: r.arguments_hash,
+  outcome: r.outcome,
+  reason: r.reason,
+  decidedBy: r.decided_by,
+  surface: r.surface,
+  targetKind: r.target_kind,
+  targetId: r.target_id,
+  gateId: r.gate_id,
+  createdAt: r.created_at,
+});
+
+// Decisions are written behind the calls they record: a commit need not wait for the disk (a crash may lose the last
+// few, never a call).
+const ASYNC_COMMIT = "cross join (select set_config('synchronous_commit', 'off', true)) as async_commit";
+const DECISION_COLUMNS = ['account_id', 'principal_id', 'tool', 'arguments_hash', 'outcome', 'reason', 'decided_by', 'surface', 'target_kind', 'target_id', 'gate_id'] as const;
+
+/** Autonomy policies and decisions; every query is scoped by the account. */
+export function autonomyRepo(db: Queryable) {
+  return {
+    /** The policies that can apply to one call: the account's, the target agent's (if any) and the principal's. */
+    async applicable(accountId: string, agentId: string | null, principalId: string | null): Promise<PolicyRecord[]> {
+      const { rows } = await db.query<PolicyRow>(
+        `select account_id, scope, subject_id, rules, version, updated_at, updated_by from autonomy_policies
+         where account_id = $1 and (scope = 'account' or (scope = 'agent' and subject_id = $2) or (scope = 'user' and subject_id = $3))`,
+        [accountId, agentId ?? '', principalId ?? ''],
+      );
+      return rows.map(policy);
+    },
+    async get(accountId: string, scope: PolicyScope, subjectId: string): Promise<PolicyRecord | null> {
+      const { rows } = await db.query<PolicyRow>(
+        'select account_id, scope, subject_id, rules, version, updated_at, updated_by from autonomy_policies where account_id = $1 and scope = $2 and subject_id = $3',
+        [accountId, scope, subjectId],
+      );
+      return rows[0] ? policy(rows[0]) : null;
+    },
+    /** Replaces a scope's policy (creating it at version 1); the stored record. */
+    async put(accountId: string, scope: PolicyScope, subjectId: string, rules: unknown, by: string): Promise<PolicyRecord> {
+      const { rows } = await db.query<PolicyRow>(
+        `insert into autonomy_policies (account_id, scope, subject_id, rules, updated_by) values ($1, $2, $3, $4, $5)
+         on conflict (account_id, scope, subject_id) do update
+           set rules = excluded.rules, updated_by = excluded.updated_by, updated_at = now(), version = autonomy_policies.version + 1
+         returning account_id, scope, subject_id, rules, version, updated_at, updated_by`,
+        [accountId, scope, subjectId, JSON.stringify(rules), by],
+      );
+      return policy(rows[0]!);
+    },
+    /** Writes decisions in one statement (one round trip for a batch), committed without waiting for the disk. */
+    async recordDecisions(batch: readonly DecisionInput[]): Promise<void> {
+      if (batch.length === 0) return;
+      const params: unknown[] = [];
+      const tuples = batch.map((d) => {
+        const values = [d.accountId, d.principalId, d.tool, d.argumentsHash, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null];
+        const base = params.length;
+        params.push(...values);
+        return `(${values.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+      });
+      // The setting is local to the statement's own transaction, so it is made part of the statement.
+      const cols = DECISION_COLUMNS.join(', ');
+      await db.query(
+        `insert into autonomy_decisions (${cols})
+         select v.account_id::uuid, ${DECISION_COLUMNS.slice(1).map((c) => `v.${c}`).join(', ')}
+         from (values ${tuples.join(', ')}) as v (${cols}) ${ASYNC_COMMIT}`,
+        params,
+      );
+    },
+    /** A page of decisions, newest first, and whether more follow. */
+    async decisions(f: DecisionFilter, limit: number): Promise<{ decisions: DecisionRecord[]; more: boolean }> {
+      const where = ['account_id = $1'];
+      const params: unknown[] = [f.accountId];
+      const add = (sql: string, v: unknown) => {
+        params.push(v);
+        where.push(sql.replace('?', `$${params.length}`));
+      };
+      if (f.targetKind !== undefined) add('target_kind = ?', f.targetKind);
+      if (f.targetId !== undefined) add('target_id = ?', f.targetId);
+      if (f.principalId !== undefined) add('principal_id = ?', f.principalId);
+      if (f.tool !== undefined) add('tool = ?', f.tool);
+      if (f.outcome !== undefined) add('outcome = ?', f.outcome);
+      if (f.since !== undefined) add('created_at >= ?::timestamptz', f.since);
+      if (f.before !== undefined) add('id < ?::bigint', f.before);
+      params.push(limit + 1);
+      const { rows } = await db.query<DecisionRow>(
+        // Ordered by the bigint, not the text of the answer's `id` (which would put 10 before 9).
+        `select id::text as id, account_id, principal_id, tool, arguments_hash, outcome, reason, decided_by, surface, target_kind, target_id, gate_id, created_at
+         from autonomy_decisions where ${where.join(' and ')} order by autonomy_decisions.id desc limit $${params.length}`,
+        params,
+      );
+      return { decisions: rows.slice(0, limit).map(decision), more: rows.length > limit };
+    },
+  };
+}
