@@ -4,6 +4,7 @@ import { AGENT_SEND_USAGE, agentSendCli, TASKS_USAGE, tasksCli } from './cli/age
 import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
+import { agentHomeCli, attachmentsCli, FILES_USAGE, filesCli, identityCli } from './cli/files.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
@@ -25,6 +26,7 @@ const USAGE = `usage: platform <command>
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${AUTONOMY_USAGE}
+${FILES_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
 ${AGENT_SEND_USAGE}
@@ -61,8 +63,15 @@ async function main(argv: string[]) {
       return gatewaysCli(rest);
     case 'agents':
       if (rest[0] === 'send') return agentSendCli(rest.slice(1));
-      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show or send\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}`);
+      if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return agentHomeCli(rest);
+      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat or quota\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       return agentsCli(rest);
+    case 'attachments':
+      return attachmentsCli(rest);
+    case 'files':
+      return filesCli(rest);
+    case 'identity':
+      return identityCli(rest);
     case 'tasks':
       return tasksCli(rest);
     case 'model':

@@ -8,7 +8,7 @@ import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
-import { agentSteps, agentTaskProjection, agentToolSource, createAgentGateway, readAttachments, type AgentGateway } from './agents/index.ts';
+import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createFileLinks, type AgentGateway, type AgentHomes, type FileLinks } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
 import { PlatformError } from './core/errors/index.ts';
 import { createPushConfigs, createPushDelivery, type PushConfigs, type PushDelivery } from './push/index.ts';
@@ -20,7 +20,7 @@ import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionPro
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
-import { createAgentTokens, createDeviceFlow, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type TokenSigner } from './identity/index.ts';
+import { createAgentTokens, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
 import { builtinToolSource, searxngProvider } from './builtins/index.ts';
@@ -60,6 +60,12 @@ export interface Services {
   push: PushConfigs;
   /** Approval gates: a human's decision on a call the autonomy policy sent to `ask`. */
   gates: ApprovalGates;
+  /** Presigned URLs of the account's files (attachments), signed and checked with a key of their own. */
+  fileLinks: FileLinks;
+  /** Agents' home directories (the workspace of each user of an agent) as the management API browses them. */
+  agentHomes: AgentHomes;
+  /** Outside identities linked to principals (link codes and `POST /v1/identity/verify`). */
+  identityLinks: IdentityLinks;
   /** Push notification delivery from this node (the tasks whose actors it owns): its two lanes and their counts. */
   pushDelivery: PushDelivery;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
@@ -256,7 +262,7 @@ export async function createServices(opts: {
     // The same lane and cost as the model-turn effect: a tenant's first turns queue behind its own work only.
     firstTurn: (input, signal, user) => effectLanes.run(input.accountId, () => steps.firstTurn(input, signal, user), MODEL_TURN_COST),
     recordMessage: steps.recordMessage,
-    attachments: (parts, caller) => readAttachments(parts, { store, tasks, config, accountId: caller.accountId, signal: caller.signal, egress }),
+    attachments: attachmentRecorder({ store, tasks, config, egress, quotaBytes: config.attachmentQuotaBytes, now }),
     now,
     maxSteps: config.agentMaxSteps,
     gates,
@@ -290,6 +296,9 @@ export async function createServices(opts: {
     agents,
     push,
     gates,
+    fileLinks: createFileLinks({ platformSecret: secret, apiUrl: u.api, now, defaultTtlSeconds: config.fileLinkTtlSeconds }),
+    agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store }),
+    identityLinks: createIdentityLinks({ store, now }),
     pushDelivery,
     invokeTool,
     toolRegistry,

@@ -22,6 +22,8 @@ import { autonomyRepo } from './autonomy-repo.ts';
 import { builtinBindingsRepo } from './builtins-repo.ts';
 import { memoriesRepo } from './memories-repo.ts';
 import { connectorsRepo } from './connectors-repo.ts';
+import { attachmentsRepo } from './attachments-repo.ts';
+import { identityLinksRepo } from './identity-links-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -41,6 +43,8 @@ export { configsOfRead, pushConfigsRead } from './push-configs-repo.ts';
 export type * from './autonomy-repo.ts';
 export type * from './memories-repo.ts';
 export type * from './connectors-repo.ts';
+export type * from './attachments-repo.ts';
+export type * from './identity-links-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
@@ -78,6 +82,8 @@ export function repositories(q: Queryable) {
     builtinBindings: builtinBindingsRepo(q),
     memories: memoriesRepo(q),
     connectors: connectorsRepo(q),
+    attachments: attachmentsRepo(q),
+    identityLinks: identityLinksRepo(q),
   };
 }
 

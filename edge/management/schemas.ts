@@ -17,16 +17,16 @@ export type ManagementApp = FastifyInstance<RawServerDefault, RawRequestDefaultE
 export const component = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref((schema as { $id?: string }).$id!));
 
 /** The `data` envelope of `/v1` answers (the two OAuth routes answer bare). */
-const data = <T extends TSchema>(schema: T, description: string) => Type.Object({ data: schema }, { description });
+export const data = <T extends TSchema>(schema: T, description: string) => Type.Object({ data: schema }, { description });
 
 // The pattern is what is checked: the `uuid` format alone would also admit a `urn:uuid:` prefix.
-const Uuid = (description: string) => Type.String({ format: 'uuid', pattern: PATTERNS.uuid.pattern, description });
+export const Uuid = (description: string) => Type.String({ format: 'uuid', pattern: PATTERNS.uuid.pattern, description });
 const NO_NUL = PATTERNS.noNul.pattern;
-const Timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601, UTC)` });
-const Text = (maxLength: number, description: string) => Type.String({ maxLength, pattern: NO_NUL, description });
+export const Timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601, UTC)` });
+export const Text = (maxLength: number, description: string) => Type.String({ maxLength, pattern: NO_NUL, description });
 
 export const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
+export const MAX_LIMIT = 100;
 const MAX_OFFSET = 1_000_000;
 export const CAPABILITY_TYPES = ['plugin', 'builtin', 'connector'] as const;
 const VERSION_STATES = ['dormant', 'activating', 'active', 'superseded'];

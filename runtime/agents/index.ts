@@ -4,5 +4,8 @@ export { agentToolSource, agentToolName, delegatedCall, MAX_AGENT_TOOL_MESSAGE, 
 export { agentTaskProjection, taskFromContext, taskKey, taskView } from './task-views.ts';
 export { modelMessages, partsText, HISTORY_WINDOW } from './thread-history.ts';
 export type * from './a2a-shapes.ts';
+export { attachmentRecorder, type AttachmentOwner, type StoredAttachment } from './attachment-records.ts';
 export { readAttachments, MAX_ATTACHMENT_BYTES, MAX_IMAGE_SIDE, type Attachment, type AttachmentDeps } from './attachments.ts';
 export { isFrame, type RunEvent, type RunToolCall, type RunToolResult } from './run-tools.ts';
+export { createFileLinks, FILE_LINK_TTL, type FileLinks, type FileLink, type FileLinkClaims } from './file-links.ts';
+export { createAgentHomes, HOME_LIST_LIMIT, type AgentHomes, type HomeEntry, type HomeRef } from './agent-home.ts';

@@ -4,7 +4,7 @@ import type { AgentScope, Store, ThreadRecordInput, ThreadScope } from '../../st
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aCaller, type A2aMessage, type A2aPart, type A2aSendParams } from './a2a-shapes.ts';
-import type { Attachment } from './attachments.ts';
+import type { AttachmentOwner, StoredAttachment } from './attachment-records.ts';
 import { taskKey } from './task-views.ts';
 
 export interface StartedRun {
@@ -16,8 +16,11 @@ export interface StartedRun {
 
 export interface RunStartDeps {
   store: Pick<Store, 'agentTasks' | 'agentThreads'>;
-  /** Stores a message's raw and url parts by hash, with their limits (attachments.ts); the thread keeps the hashes. */
-  attachments: (parts: readonly A2aPart[], caller: A2aCaller) => Promise<Attachment[]>;
+  /**
+   * Stores a message's raw and url parts by hash, with their limits (attachments.ts), as the account's attachments
+   * of the task (attachment-records.ts); the thread keeps their ids and hashes.
+   */
+  attachments: (parts: readonly A2aPart[], caller: A2aCaller, owner: AttachmentOwner) => Promise<StoredAttachment[]>;
   actors: Pick<ActorSystem, 'create'>;
   now: () => number;
   maxSteps: number;
@@ -90,7 +93,7 @@ export async function prepareRun(deps: RunStartDeps, params: A2aSendParams, call
   const taskId = m.taskId ?? randomUUID();
   const newThread = contextId === undefined;
   contextId ??= randomUUID();
-  const stored = await deps.attachments(m.parts, caller);
+  const stored = await deps.attachments(m.parts, caller, { taskId, contextId });
   const message: A2aMessage = { ...m, parts: keptParts(m.parts, stored), contextId, taskId };
   const run: PreparedRun = {
     scope,
@@ -150,16 +153,16 @@ export async function launchRun(
 }
 
 /**
- * The parts as the thread keeps them: an inline file becomes a data part naming its stored bytes (`attachment`:
- * sha256, size, and an image's dimensions), a url part keeps its url with the same facts in its metadata. Histories
+ * The parts as the thread keeps them: an inline file becomes a data part naming its stored bytes (`attachment`: the
+ * id `GET /v1/files/{id}` serves it under, sha256, size, and an image's dimensions), a url part keeps its url with the same facts in its metadata. Histories
  * stay small, and the bytes are read by hash where they are needed.
  */
-function keptParts(parts: A2aPart[], stored: Attachment[]): A2aPart[] {
+function keptParts(parts: A2aPart[], stored: StoredAttachment[]): A2aPart[] {
   const byPart = new Map(stored.map((a) => [a.part, a]));
   return parts.map((p, i) => {
     const a = byPart.get(i);
     if (!a) return p;
-    const facts = { sha256: a.hash, size: a.size, ...(a.width !== undefined ? { width: a.width, height: a.height } : {}) };
+    const facts = { id: a.id, sha256: a.hash, size: a.size, ...(a.width !== undefined ? { width: a.width, height: a.height } : {}) };
     const named = { ...(a.filename !== null ? { filename: a.filename } : {}), mediaType: a.mediaType };
     return a.kind === 'raw' ? { data: { attachment: facts }, ...named } : { url: p.url!, ...named, metadata: { ...p.metadata, attachment: facts } };
   });

@@ -27,7 +27,7 @@ describe('attachments in agent runs', () => {
       }
       throw new Error('task did not complete');
     })();
-    expect(done.history[0].parts[1]).toEqual({ data: { attachment: { sha256: sha256(image), size: image.length, width: 640, height: 480 } }, filename: 'shot.png', mediaType: 'image/png' });
+    expect(done.history[0].parts[1]).toEqual({ data: { attachment: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), sha256: sha256(image), size: image.length, width: 640, height: 480 } }, filename: 'shot.png', mediaType: 'image/png' });
     expect(Buffer.from((await p.node.services.store.blobs.get(sha256(image)))!)).toEqual(image);
   });
 

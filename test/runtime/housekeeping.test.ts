@@ -24,7 +24,7 @@ describe('housekeeping', () => {
       await store.oauth.useTicket(`ticket-${tag}`, iso(ttl));
       await store.oauth.createRefresh(`refresh-${tag}`, { familyId: crypto.randomUUID(), clientId: client.clientId, gatewayId: g.id, accountId: g.accountId, principalId: principal, scope: 'mcp', resource: null, expiresAt: iso(ttl) });
     }
-    expect(await housekeeping.runOnce()).toEqual({ mcpSessions: 1, oauth: 3 });
+    expect(await housekeeping.runOnce()).toEqual({ mcpSessions: 1, oauth: 3, linkCodes: 0 });
     const left = async (sql: string) => (await store.db.query<{ k: string }>(sql)).rows.map((r) => r.k);
     expect(await left('select id as k from mcp_sessions')).toEqual(['s-new']);
     expect(await left('select code_hash as k from oauth_codes')).toEqual(['code-new']);
@@ -33,6 +33,6 @@ describe('housekeeping', () => {
     // A used ticket stays used until it expires: posting its form again is refused meanwhile.
     expect(await store.oauth.useTicket('ticket-new', iso(60_000))).toBe(false);
     clock.set(clock.now() + 60_000);
-    expect(await housekeeping.runOnce()).toEqual({ mcpSessions: 1, oauth: 3 });
+    expect(await housekeeping.runOnce()).toEqual({ mcpSessions: 1, oauth: 3, linkCodes: 0 });
   });
 });

@@ -65,6 +65,10 @@ export interface PlatformConfig {
   agentStepTimeoutMs: number;
   /** How long an approval gate waits for a human before it expires (a denial). */
   approvalTtlMs: number;
+  /** Bytes of attachments (A2A file parts) an account may hold. */
+  attachmentQuotaBytes: number;
+  /** How long a presigned file URL stays valid unless the caller asks for another lifetime. */
+  fileLinkTtlSeconds: number;
 }
 
 export interface Setting {
@@ -103,6 +107,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_AGENT_MAX_STEPS', default: '8', description: 'Model turns an agent run takes at most (1..100); a run still calling tools after them fails' },
   { env: 'PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', default: '120', description: 'Limit of one model turn or one round of tool calls of an agent run (1..3600); past it the task fails' },
   { env: 'PLATFORM_APPROVAL_TTL_SECONDS', default: '3600', description: 'How long an approval gate waits for a decision (1..604800); then it expires, which denies the call' },
+  { env: 'PLATFORM_ATTACHMENT_QUOTA_BYTES', default: '1073741824', description: 'Bytes of attachments (A2A `raw` and `url` file parts) one account may hold (1048576..1099511627776); a message that would pass it is refused with `A2A_ATTACHMENT_QUOTA_EXCEEDED`' },
+  { env: 'PLATFORM_FILE_LINK_TTL_SECONDS', default: '3600', description: 'Lifetime of a presigned file URL (`GET /v1/files/{id}`, `POST /v1/attachments/{id}/url`) when the caller asks for none (60..604800)' },
   { env: 'PLATFORM_DEFAULT_MODEL', default: 'scripted/demo', description: 'Model of an agent created without `--model` (`provider/model`)' },
   { env: 'PLATFORM_PLUGIN_PRIVATE_NETWORK', default: 'false', description: 'Development only: let plugins reach loopback, private, link-local and metadata addresses over wasi:http (`true` or `false`)' },
   { env: 'PLATFORM_PUSH_ALLOW_LOOPBACK', default: 'false', description: 'Development and tests only: admit A2A push receivers on loopback (`localhost`, 127.0.0.0/8, `::1`), over plain `http` too (`true` or `false`)' },
@@ -234,6 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     agentMaxSteps: int('PLATFORM_AGENT_MAX_STEPS', 8, 1, 100),
     agentStepTimeoutMs: int('PLATFORM_AGENT_STEP_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
     approvalTtlMs: int('PLATFORM_APPROVAL_TTL_SECONDS', 3600, 1, 604800) * 1000,
+    attachmentQuotaBytes: int('PLATFORM_ATTACHMENT_QUOTA_BYTES', 1024 ** 3, 1024 ** 2, 1024 ** 4),
+    fileLinkTtlSeconds: int('PLATFORM_FILE_LINK_TTL_SECONDS', 3600, 60, 604800),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

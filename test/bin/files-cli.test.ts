@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workspaceAnchor } from '../../runtime/index.ts';
+import { call, userMessage } from '../helpers/agents.ts';
+import { runCli } from '../helpers/cli.ts';
+import { demoUser } from '../helpers/identity.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+/** The CLI over attachments, files, an agent's home and identity links: each with `--json`. */
+describe('platform attachments, files, agents files|cat|quota, identity', () => {
+  let p: TestPlatform;
+  let owner: Record<string, string>;
+  let service: Record<string, string>;
+  let agentId: string;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'files-cli-'));
+  beforeAll(async () => {
+    p = await startTestPlatform();
+    const api = `http://api.localhost:${p.port}`;
+    owner = { PLATFORM_API_URL: api, PLATFORM_API_KEY: p.node.demo!.userKey };
+    service = { PLATFORM_API_URL: api, PLATFORM_API_KEY: p.node.demo!.serviceKey };
+    agentId = (await p.node.services.store.agents.byHandle('demo'))!.id;
+  });
+  afterAll(async () => {
+    await p.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('[SURF-16] [SURF-18] [SURF-22] [SURF-23] lists, measures and downloads attachments, browses the home, links an identity', async () => {
+    const bytes = Buffer.from('a file sent to the agent\n');
+    const sent = await call(p, 'SendMessage', { message: userMessage('hi', { parts: [{ text: 'hi' }, { raw: bytes.toString('base64'), filename: 'note.txt', mediaType: 'text/plain' }] }) });
+    expect(sent.json.error).toBeUndefined();
+    const { userId, accountId } = await demoUser(p);
+    const home = path.join(p.config.workspacesDir, accountId, ...workspaceAnchor('agent', agentId, userId).split('/'));
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, 'draft.md'), '# draft');
+    const code = await runCli(['identity', 'link-code', '--provider', 'slack', '--external-id', 'U42', '--json'], service);
+    expect(code.code, code.stderr).toBe(0);
+
+    const out = path.join(dir, 'got.txt');
+    const [list, quota, files, quotaHome, cat, verify, usage] = await Promise.all([
+      runCli(['attachments', 'list', '--json'], owner),
+      runCli(['attachments', 'quota', '--json'], owner),
+      runCli(['agents', 'files', agentId, '--json'], owner),
+      runCli(['agents', 'quota', agentId, '--json'], owner),
+      runCli(['agents', 'cat', agentId, 'draft.md'], owner),
+      runCli(['identity', 'verify', code.json.code, '--json'], owner),
+      runCli(['attachments', 'url'], owner),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    const a = list.json.attachments[0];
+    expect(a).toMatchObject({ filename: 'note.txt', media_type: 'text/plain', size: bytes.length });
+    expect(quota.json).toMatchObject({ used_bytes: bytes.length, files: 1, limit_bytes: 1024 ** 3 });
+    expect(files.json.entries.map((e: { name: string }) => e.name)).toEqual(['draft.md']);
+    expect(quotaHome.json).toMatchObject({ principal_id: userId, used_bytes: 7 });
+    expect([cat.code, cat.stdout]).toEqual([0, '# draft']);
+    expect(verify.json).toMatchObject({ provider: 'slack', external_id: 'U42', principal_id: userId });
+    expect(usage.code).toBe(2);
+
+    const [get, url, links, missing] = await Promise.all([
+      runCli(['files', 'get', a.id, '--out', out], owner),
+      runCli(['attachments', 'url', a.id, '--expires-in', '120', '--json'], owner),
+      runCli(['identity', 'links', '--provider', 'slack', '--external-id', 'U42', '--json'], service),
+      runCli(['agents', 'cat', agentId, 'nope.md', '--json'], owner),
+    ]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(readFileSync(out)).toEqual(bytes);
+    expect(url.json).toMatchObject({ id: a.id, url: expect.stringContaining(`/v1/files/${a.id}/content?`) });
+    expect(links.json.links.map((l: { principal_id: string }) => l.principal_id)).toEqual([userId]);
+    expect([missing.code, missing.json?.error?.code ?? missing.stderr]).toEqual([1, 'MGMT_HOME_PATH_NOT_FOUND']);
+  }, 150_000);
+});
