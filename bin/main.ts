@@ -5,6 +5,7 @@ import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
 import { capabilitiesCli } from './cli/capabilities.ts';
 import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
 import { agentHomeCli, attachmentsCli, FILES_USAGE, filesCli, identityCli } from './cli/files.ts';
+import { agentSkillsCli, SKILLS_USAGE, skillsCli } from './cli/skills.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
@@ -27,6 +28,7 @@ const USAGE = `usage: platform <command>
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${AUTONOMY_USAGE}
 ${FILES_USAGE}
+${SKILLS_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
 ${AGENT_SEND_USAGE}
@@ -64,8 +66,11 @@ async function main(argv: string[]) {
     case 'agents':
       if (rest[0] === 'send') return agentSendCli(rest.slice(1));
       if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return agentHomeCli(rest);
-      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat or quota\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
+      if (rest[0] === 'skills') return agentSkillsCli(rest.slice(1));
+      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       return agentsCli(rest);
+    case 'skills':
+      return skillsCli(rest);
     case 'attachments':
       return attachmentsCli(rest);
     case 'files':

@@ -20,6 +20,7 @@ import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionPro
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
+import { createSkills, skillToolSource, type Skills } from './skills/index.ts';
 import { createAgentTokens, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
@@ -66,6 +67,8 @@ export interface Services {
   agentHomes: AgentHomes;
   /** Outside identities linked to principals (link codes and `POST /v1/identity/verify`). */
   identityLinks: IdentityLinks;
+  /** Skills: SKILL.md bundles that agents bound to them read on demand. */
+  skills: Skills;
   /** Push notification delivery from this node (the tasks whose actors it owns): its two lanes and their counts. */
   pushDelivery: PushDelivery;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
@@ -160,7 +163,7 @@ export async function createServices(opts: {
   const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath });
   const connectorSealer = sealer(secret);
   const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
-  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), builtins, connectors, agentTools], { bus, now });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), builtins, connectors, agentTools, skillToolSource({ store })], { bus, now });
   // Deliveries of the tasks this node owns; the task snapshot they carry is read through the agent runtime below.
   const pushDelivery = createPushDelivery({
     store,
@@ -299,6 +302,7 @@ export async function createServices(opts: {
     fileLinks: createFileLinks({ platformSecret: secret, apiUrl: u.api, now, defaultTtlSeconds: config.fileLinkTtlSeconds }),
     agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store }),
     identityLinks: createIdentityLinks({ store, now }),
+    skills: createSkills({ store, bus, models, now, egress: builtinEgress }),
     pushDelivery,
     invokeTool,
     toolRegistry,

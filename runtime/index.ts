@@ -21,6 +21,7 @@ export * from './accounts/index.ts';
 export * from './tools/index.ts';
 export * from './plugins/index.ts';
 export * from './models/index.ts';
+export * from './skills/index.ts';
 export * from './agents/index.ts';
 export * from './approvals/index.ts';
 export * from './push/index.ts';

@@ -24,6 +24,7 @@ import { memoriesRepo } from './memories-repo.ts';
 import { connectorsRepo } from './connectors-repo.ts';
 import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
+import { skillsRepo } from './skills-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -45,6 +46,7 @@ export type * from './memories-repo.ts';
 export type * from './connectors-repo.ts';
 export type * from './attachments-repo.ts';
 export type * from './identity-links-repo.ts';
+export type * from './skills-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
@@ -84,6 +86,7 @@ export function repositories(q: Queryable) {
     connectors: connectorsRepo(q),
     attachments: attachmentsRepo(q),
     identityLinks: identityLinksRepo(q),
+    skills: skillsRepo(q),
   };
 }
 

@@ -16,14 +16,14 @@ export const FILES_USAGE = `  platform attachments list [--task <id>] [--context
   platform identity verify <code> [--json]               link the code's outside identity to yourself
   platform identity links [--provider p] [--external-id x] [--principal <id>] [--json]`;
 
-const common = { 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const;
+export const common = { 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const;
 const auth = () => ({ authorization: `Bearer ${credential()}` });
 
 /** One management API call; its `data`, or the API's error as the command's. */
-async function api(method: 'GET' | 'POST', base: string | undefined, path: string, json?: unknown) {
+export async function api(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', base: string | undefined, path: string, json?: unknown) {
   const res = await httpJson(method, `${apiUrl(base)}${path}`, { headers: auth(), ...(json !== undefined ? { json } : {}) });
-  if (res.status !== 200 && res.status !== 201) throw new CommandError(res.json?.code ?? 'HTTP_ERROR', res.json?.message ?? `HTTP ${res.status}`);
-  return res.json.data;
+  if (res.status !== 200 && res.status !== 201 && res.status !== 204) throw new CommandError(res.json?.code ?? 'HTTP_ERROR', res.json?.message ?? `HTTP ${res.status}`);
+  return res.status === 204 ? null : res.json.data;
 }
 
 /** Bytes from the API (following one redirect, to the presigned URL), to a file or standard output. */
@@ -51,7 +51,7 @@ async function download(base: string | undefined, path: string, out: string | un
   throw new CommandError('HTTP_ERROR', 'too many redirects');
 }
 
-const query = (pairs: Record<string, string | undefined>) => {
+export const query = (pairs: Record<string, string | undefined>) => {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(pairs)) if (v !== undefined) q.set(k, v);
   const s = q.toString();

@@ -11,6 +11,7 @@ import { approvalRoutes } from './approval-routes.ts';
 import { attachmentRoutes } from './attachment-routes.ts';
 import { agentHomeRoutes } from './agent-home-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
+import { skillRoutes } from './skill-routes.ts';
 import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
@@ -34,7 +35,7 @@ export { CLI_CLIENT_ID } from './platform-routes.ts';
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */
@@ -80,6 +81,7 @@ export async function managementApp(opts: {
   attachmentRoutes(app, opts.services);
   agentHomeRoutes(app, opts.services);
   identityRoutes(app, opts.services);
+  skillRoutes(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);

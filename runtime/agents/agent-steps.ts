@@ -95,7 +95,7 @@ export function agentSteps(deps: AgentStepDeps) {
     try {
       const request: ModelRequest = {
         model: deps.models.resolve(agent.model),
-        ...(agent.instructions ? { system: agent.instructions } : {}),
+        ...systemOf(agent.instructions, tools),
         messages: modelMessages(history),
         ...(tools.length ? { tools: toolSet(tools) } : {}),
         abortSignal: signal,
@@ -206,6 +206,12 @@ type ModelRequest = Parameters<typeof generateText>[0] & { abortSignal: AbortSig
 interface Said {
   text: string;
   calls: ToolCallsBody['calls'];
+}
+
+/** The agent's own instructions, then what its bound tools add (the skills it may read), as the system prompt. */
+function systemOf(instructions: string, tools: readonly ToolEntry[]): { system?: string } {
+  const parts = [instructions, ...tools.map((t) => t.instructions ?? '')].filter((x) => x.length > 0);
+  return parts.length ? { system: parts.join('\n\n') } : {};
 }
 
 async function whole(request: ModelRequest): Promise<Said> {

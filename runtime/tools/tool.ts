@@ -49,6 +49,11 @@ export interface ToolEntry {
   /** Needs a workspace anchor (a known user), so anonymous callers never see it. */
   requiresAnchor: boolean;
   origin: ToolOrigin;
+  /**
+   * Text an agent's instructions gain while the tool is bound (the skills it may read): instructions shaped by what
+   * is bound, read from the cached tool list rather than from the store on every model turn.
+   */
+  instructions?: string;
   /** Runs the tool for a caller, in the caller's workspace when it has one. */
   invoke(caller: Caller, args: unknown, opts: InvokeOptions): Promise<ToolResult>;
 }

@@ -76,6 +76,12 @@ export const ERRORS = {
   MGMT_UNAVAILABLE: e('unavailable', 'the service is not ready', 'Retry shortly.'),
 
   // Plugins: upload, admission, activation
+  // Skills
+  SKILL_NOT_FOUND: e('not_found', 'no such skill in this account', 'Check the skill id (`GET /v1/skills`).'),
+  SKILL_NAME_TAKEN: e('conflict', 'the account has a skill of that name already', 'Choose another name, or update the existing skill (`PATCH /v1/skills/{id}`).'),
+  SKILL_INVALID: e('invalid', 'the skill is not a valid SKILL.md bundle', 'Read the reason in the message: a SKILL.md at the top, front matter with name and description, relative file paths (docs/skills.md).'),
+  SKILL_TOO_LARGE: e('too_large', 'the skill is larger than a skill may be', 'Keep a skill within 64 files and 512 KiB of files (SKILL.md at most 256 KiB); an imported archive at most 1 MiB.'),
+  SKILL_IMPORT_FAILED: e('invalid', 'the skill could not be imported', 'Read the reason in the message: send a .tar.gz whose top holds SKILL.md (or a SKILL.md), from a URL the egress rules admit.'),
   // Models
   MODEL_FAILED: e('unavailable', 'the model provider failed', 'Retry; check the provider (PLATFORM_MODEL_PROVIDERS, its API key) if it persists.'),
   AGENT_STEP_TIMEOUT: e('unavailable', 'a step of the agent took longer than its limit', 'Retry; raise PLATFORM_AGENT_STEP_TIMEOUT_SECONDS if the model or tool is slow by nature.'),

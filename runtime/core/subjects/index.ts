@@ -28,6 +28,8 @@ export const SUBJECTS = {
   agentLinksChanged: 'cache.agent-links',
   /** An autonomy policy of an account was set (`{accountId}`): nodes drop the policies they kept. */
   autonomyChanged: 'cache.autonomy',
+  /** A skill or a skill binding of an account changed (`{accountId}`): agents' tool lists are dropped. */
+  skillsChanged: 'cache.skills',
   /** A capability's active version changed (`{accountId, capabilityId}`). */
   pluginsChanged: 'plugins.changed',
 } as const;
