@@ -17,7 +17,10 @@ import { tell } from './effects.ts';
 export interface ApprovalGateInput {
   gateId: string;
   accountId: string;
-  agentId: string;
+  /** The agent whose task waits; null for an approval step of a workflow run. */
+  agentId: string | null;
+  /** The workflow run that waits (an approval step), when a run opened the gate. */
+  workflowRunId?: string;
   taskId: string;
   contextId: string;
   /** The AgentTask's address: where the outcome goes. */
@@ -49,7 +52,7 @@ export type ApprovalGateEvent =
 
 export type ApprovalGateEmitted =
   | { type: 'gate.decided'; outcome: GateOutcome; by: string | null; at: string }
-  | { type: 'reply.decided'; outcome: GateOutcome; tool: string; agentId: string; argumentsHash: string }
+  | { type: 'reply.decided'; outcome: GateOutcome; tool: string; agentId: string | null; argumentsHash: string }
   | { type: 'reply.rejected'; reason: GateRejection };
 
 /** What a task hears from its gate. */

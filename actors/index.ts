@@ -5,6 +5,7 @@ import { pluginVersionMachine } from './plugin-version.ts';
 import { gatewayMachine, gatewayTimers } from './gateway.ts';
 import { agentTaskMachine } from './agent-task.ts';
 import { approvalGateMachine, approvalGateTimers } from './approval-gate.ts';
+import { workflowRunMachine, workflowRunTimers } from './workflow-run.ts';
 
 export * from './effects.ts';
 export * from './device-session.ts';
@@ -13,6 +14,8 @@ export * from './plugin-version.ts';
 export * from './gateway.ts';
 export * from './agent-task.ts';
 export * from './approval-gate.ts';
+export * from './workflow-run.ts';
+export * from './workflow-logic.ts';
 
 export interface KindSpec {
   machine: AnyStateMachine;
@@ -33,6 +36,7 @@ export const KINDS = {
   gateway: { machine: gatewayMachine, timers: gatewayTimers, effects: [] },
   'agent-task': { machine: agentTaskMachine, effects: ['modelTurn', 'callTools'] },
   'approval-gate': { machine: approvalGateMachine, timers: approvalGateTimers, effects: [] },
+  'workflow-run': { machine: workflowRunMachine, timers: workflowRunTimers, effects: ['runTool', 'openGate'] },
 } as const satisfies Record<string, KindSpec>;
 
 export type KindName = keyof typeof KINDS;

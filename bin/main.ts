@@ -6,6 +6,7 @@ import { capabilitiesCli } from './cli/capabilities.ts';
 import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
 import { agentHomeCli, attachmentsCli, FILES_USAGE, filesCli, identityCli } from './cli/files.ts';
 import { agentSkillsCli, SKILLS_USAGE, skillsCli } from './cli/skills.ts';
+import { runsCli, WORKFLOWS_USAGE, workflowsCli } from './cli/workflows.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
@@ -29,6 +30,7 @@ const USAGE = `usage: platform <command>
 ${AUTONOMY_USAGE}
 ${FILES_USAGE}
 ${SKILLS_USAGE}
+${WORKFLOWS_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
 ${AGENT_SEND_USAGE}
@@ -69,6 +71,10 @@ async function main(argv: string[]) {
       if (rest[0] === 'skills') return agentSkillsCli(rest.slice(1));
       if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       return agentsCli(rest);
+    case 'workflows':
+      return workflowsCli(rest);
+    case 'runs':
+      return runsCli(rest);
     case 'skills':
       return skillsCli(rest);
     case 'attachments':

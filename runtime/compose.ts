@@ -21,6 +21,7 @@ import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createSkills, skillToolSource, type Skills } from './skills/index.ts';
+import { createWorkflowRuns, createWorkflows, workflowRunProjection, type WorkflowRuns, type Workflows } from './workflows/index.ts';
 import { createAgentTokens, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
@@ -69,6 +70,10 @@ export interface Services {
   identityLinks: IdentityLinks;
   /** Skills: SKILL.md bundles that agents bound to them read on demand. */
   skills: Skills;
+  /** Workflows (the operator's statecharts of steps) and their attachments to agents and gateways. */
+  workflows: Workflows;
+  /** Runs of workflows: WorkflowRun actors. */
+  workflowRuns: WorkflowRuns;
   /** Push notification delivery from this node (the tasks whose actors it owns): its two lanes and their counts. */
   pushDelivery: PushDelivery;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
@@ -163,7 +168,18 @@ export async function createServices(opts: {
   const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath });
   const connectorSealer = sealer(secret);
   const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
-  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), builtins, connectors, agentTools, skillToolSource({ store })], { bus, now });
+  // Workflows' tools start runs, which are actors of the host built below: read when a tool is called.
+  let workflowRuns: WorkflowRuns | null = null;
+  const workflows = createWorkflows({
+    store,
+    bus,
+    now,
+    runs: () => {
+      if (!workflowRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+      return workflowRuns;
+    },
+  });
+  const toolRegistry = createToolRegistry([pluginToolSource(store, invokeTool), builtins, connectors, agentTools, skillToolSource({ store }), workflows.toolSource()], { bus, now });
   // Deliveries of the tasks this node owns; the task snapshot they carry is read through the agent runtime below.
   const pushDelivery = createPushDelivery({
     store,
@@ -195,6 +211,18 @@ export async function createServices(opts: {
     ttlMs: config.approvalTtlMs,
     record: autonomy.record,
   });
+  const runs = createWorkflowRuns({
+    store,
+    actors: () => {
+      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+      return gateActors;
+    },
+    tools: toolRegistry,
+    policy: autonomy.policy,
+    gates,
+    now,
+  });
+  workflowRuns = runs;
   const steps = agentSteps({ store, models, tools: toolRegistry, policy: autonomy.policy, gates, stepTimeoutMs: config.agentStepTimeoutMs, now });
   const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'projectRows' | 'effectCost' | 'afterTurn' | 'readWithTurn'>> = {
     'device-session': { project: deviceSessionProjection },
@@ -210,6 +238,7 @@ export async function createServices(opts: {
       readWithTurn: pushDelivery.readWithTurn,
     },
     'approval-gate': { projectRows: approvalGateProjection },
+    'workflow-run': { effects: runs.effects as Record<string, EffectImpl>, projectRows: workflowRunProjection },
   };
   const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
     kind,
@@ -275,7 +304,7 @@ export async function createServices(opts: {
   const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
-  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens, sealer: connectorSealer, egress: builtinEgress });
+  const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens, sealer: connectorSealer, egress: builtinEgress, workflows });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
   const gateways = createGatewayDirectory({
@@ -303,6 +332,8 @@ export async function createServices(opts: {
     agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store }),
     identityLinks: createIdentityLinks({ store, now }),
     skills: createSkills({ store, bus, models, now, egress: builtinEgress }),
+    workflows,
+    workflowRuns: runs,
     pushDelivery,
     invokeTool,
     toolRegistry,

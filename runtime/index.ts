@@ -23,6 +23,7 @@ export * from './plugins/index.ts';
 export * from './models/index.ts';
 export * from './skills/index.ts';
 export * from './agents/index.ts';
+export * from './workflows/index.ts';
 export * from './approvals/index.ts';
 export * from './push/index.ts';
 export * from './builtins/index.ts';

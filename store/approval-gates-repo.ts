@@ -6,7 +6,8 @@ export type GateState = 'pending' | 'approved' | 'denied' | 'expired';
 export interface ApprovalGateRow {
   accountId: string;
   id: string;
-  agentId: string;
+  /** Null for a gate of a workflow run (it names the run in workflowRunId). */
+  agentId: string | null;
   taskId: string;
   contextId: string;
   ownerId: string;
@@ -37,7 +38,7 @@ export interface GateListQuery {
 type Row = {
   account_id: string;
   id: string;
-  agent_id: string;
+  agent_id: string | null;
   task_id: string;
   context_id: string;
   owner_id: string;

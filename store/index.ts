@@ -25,6 +25,7 @@ import { connectorsRepo } from './connectors-repo.ts';
 import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
 import { skillsRepo } from './skills-repo.ts';
+import { workflowsRepo } from './workflows-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -47,6 +48,8 @@ export type * from './connectors-repo.ts';
 export type * from './attachments-repo.ts';
 export type * from './identity-links-repo.ts';
 export type * from './skills-repo.ts';
+export type * from './workflows-repo.ts';
+export { runRowWrite } from './workflows-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
@@ -87,6 +90,7 @@ export function repositories(q: Queryable) {
     attachments: attachmentsRepo(q),
     identityLinks: identityLinksRepo(q),
     skills: skillsRepo(q),
+    workflows: workflowsRepo(q),
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { isPlatformError, createServices, loadConfig, OPENAPI_LIMITS, runAdminCommand, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
+import { isPlatformError, createServices, loadConfig, OPENAPI_LIMITS, runAdminCommand, WORKFLOW_LIMITS, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
 import { OPERATOR_TOKEN_HEADER } from '../../edge/index.ts';
 import { readNodeFile } from '../data-dir.ts';
 import { openConfiguredStore } from '../node.ts';
@@ -19,6 +19,23 @@ function readSpec(file: string): string {
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError(`--spec ${file} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** A workflow definition (JSON) from a file, `-` for standard input; its size checked before it is read. */
+function readWorkflow(file: string): unknown {
+  let text: string;
+  try {
+    if (file !== '-' && statSync(file).size > WORKFLOW_LIMITS.definitionBytes) throw new UsageError(`--file ${file} is larger than ${WORKFLOW_LIMITS.definitionBytes} bytes`);
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--file ${file} cannot be read: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--file ${file} is not JSON: ${(err as Error).message}`);
   }
 }
 
@@ -55,6 +72,15 @@ const COMMANDS: Record<string, Spec & { command: AdminCommand }> = {
   },
   'key revoke': { command: 'key.revoke', options: {}, required: [], positional: '<key-id>', build: (_v, pos) => ({ id: pos[0] }) },
   'key list': { command: 'key.list', options: { account: str }, required: ['account'], build: (v) => ({ account: v.account }) },
+  'workflow put': {
+    command: 'workflow.put',
+    options: { account: str, file: str },
+    required: ['account', 'file'],
+    build: (v) => ({ account: v.account, definition: readWorkflow(v.file) }),
+  },
+  'workflow list': { command: 'workflow.list', options: { account: str }, required: ['account'], build: (v) => ({ account: v.account }) },
+  'workflow show': { command: 'workflow.show', options: { account: str, workflow: str }, required: ['account', 'workflow'], build: (v) => ({ account: v.account, workflow: v.workflow }) },
+  'workflow delete': { command: 'workflow.delete', options: { account: str, workflow: str }, required: ['account', 'workflow'], build: (v) => ({ account: v.account, workflow: v.workflow }) },
   'gateway create': {
     command: 'gateway.create',
     options: { account: str, handle: str, auth: str, presentation: str },

@@ -12,6 +12,7 @@ import { attachmentRoutes } from './attachment-routes.ts';
 import { agentHomeRoutes } from './agent-home-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { skillRoutes } from './skill-routes.ts';
+import { workflowRoutes } from './workflow-routes.ts';
 import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
@@ -35,7 +36,7 @@ export { CLI_CLIENT_ID } from './platform-routes.ts';
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills', 'workflows', 'workflowRuns'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */
@@ -82,6 +83,7 @@ export async function managementApp(opts: {
   agentHomeRoutes(app, opts.services);
   identityRoutes(app, opts.services);
   skillRoutes(app, opts.services);
+  workflowRoutes(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);

@@ -233,7 +233,7 @@ const GateSchema = Type.Object(
   {
     id: Type.String({ description: 'The gate id (the `gateId` of its `platform.gate_decision` payload).' }),
     state: Type.Enum(GATE_STATES, { description: 'pending until a decision or the expiry; every other state is final.' }),
-    agent_id: Uuid('The agent whose run waits.'),
+    agent_id: Type.Union([Uuid('The agent whose run waits.'), Type.Null()], { description: 'The agent whose task waits; null for a gate of a workflow run.' }),
     task_id: Type.String({ description: 'The A2A task that waits on the gate.' }),
     context_id: Type.String({ description: 'The thread (A2A contextId) of the task.' }),
     workflow_run_id: Type.Union([Type.String(), Type.Null()], { description: 'The workflow run that waits, when a workflow opened the gate.' }),

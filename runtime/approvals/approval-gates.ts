@@ -27,6 +27,7 @@ export const approvalGateProjection: RowProjection = ({ after }) => {
     accountId: c.accountId,
     id: c.gateId,
     agentId: c.agentId,
+    workflowRunId: c.workflowRunId ?? null,
     taskId: c.taskId,
     contextId: c.contextId,
     ownerId: c.ownerId,
@@ -98,6 +99,7 @@ export function createApprovalGates(deps: ApprovalGatesDeps) {
         gateId,
         accountId: req.accountId,
         agentId: req.agentId,
+        ...(req.workflowRunId ? { workflowRunId: req.workflowRunId } : {}),
         taskId: req.taskId,
         contextId: req.contextId,
         taskAddress: req.taskAddress,
@@ -128,7 +130,10 @@ export function createApprovalGates(deps: ApprovalGatesDeps) {
         const reply = r.replies[0] as ApprovalGateEmitted | undefined;
         if (reply?.type === 'reply.decided') {
           const allowed = reply.outcome === 'approved';
-          deps.record({ accountId: d.accountId, principalId: d.by.principalId, tool: reply.tool, argumentsHash: reply.argumentsHash, outcome: allowed ? 'allow' : 'deny', reason: allowed ? 'approved by a person' : 'denied by a person', decidedBy: 'human', target: { kind: 'agent', id: reply.agentId }, gateId: d.gateId });
+          // A tool call's decision joins the autonomy record; an approval step of a workflow run is the run's own record.
+          if (reply.agentId !== null) {
+            deps.record({ accountId: d.accountId, principalId: d.by.principalId, tool: reply.tool, argumentsHash: reply.argumentsHash, outcome: allowed ? 'allow' : 'deny', reason: allowed ? 'approved by a person' : 'denied by a person', decidedBy: 'human', target: { kind: 'agent', id: reply.agentId }, gateId: d.gateId });
+          }
           return { outcome: reply.outcome };
         }
         if (reply?.type === 'reply.rejected') return { rejected: reply.reason };

@@ -9,6 +9,8 @@ import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
 import { createAgentLinkAdmin, namesAgentTool } from './agent-link-admin.ts';
 import { createGatewayAdmin } from './gateway-admin.ts';
 import { createConnectorAdmin } from './connector-admin.ts';
+import { createWorkflowAdmin } from './workflow-admin.ts';
+import type { Workflows } from '../workflows/index.ts';
 import type { Sealer } from '../connectors/index.ts';
 import type { EgressOptions } from '../core/egress/index.ts';
 
@@ -30,8 +32,9 @@ export function createAdmin(deps: {
   agentTokens: AgentTokens;
   sealer: Sealer;
   egress: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'>;
+  workflows: Workflows;
 }) {
-  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps), ...createConnectorAdmin(deps) };
+  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps), ...createConnectorAdmin(deps), ...createWorkflowAdmin(deps) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -66,6 +69,10 @@ export const ADMIN_COMMANDS = {
   'gateway.list': (a: Admin, p: any) => a.listGateways(p),
   'gateway.show': (a: Admin, p: any) => a.showGateway(p),
   'gateway.client.create': (a: Admin, p: any) => a.createGatewayClient(p),
+  'workflow.put': (a: Admin, p: any) => a.putWorkflow(p),
+  'workflow.list': (a: Admin, p: any) => a.listWorkflows(p),
+  'workflow.show': (a: Admin, p: any) => a.showWorkflow(p),
+  'workflow.delete': (a: Admin, p: any) => a.deleteWorkflow(p),
 } as const;
 
 export type AdminCommand = keyof typeof ADMIN_COMMANDS;

@@ -19,7 +19,9 @@ export type ToolOrigin =
   /** A connector: the tool of an upstream server (a custom MCP server, a REST API). */
   | { kind: 'connector'; capabilityId: string; upstream: string }
   /** Another agent of the account, bound to an agent as a tool. */
-  | { kind: 'agent'; agentId: string };
+  | { kind: 'agent'; agentId: string }
+  /** A workflow attached to the agent or gateway: a call starts a run. */
+  | { kind: 'workflow'; workflowId: string };
 
 export type ToolResult = (
   | { isError: false; value: unknown }

@@ -84,7 +84,8 @@ describe('the Sandbox built-in: JavaScript that keeps the workspace\'s files bet
     const started = Date.now();
     const loop = await exec('for (let i = 0; ; i++) fs.write("spin.txt", String(i))', { timeout_ms: 500 });
     expect(loop.isError).toBe(true);
-    expect(text(loop)).toContain('ran past its 500 ms limit');
+    // The run's own deadline, or (a write in flight when it passed, on a busy machine) the worker's a grace later.
+    expect(text(loop)).toMatch(/ran past its 500 ms limit|the code was stopped: stopped after 2\.5 s/);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -67,6 +67,7 @@ export const ERRORS = {
   MGMT_ATTACHMENT_NOT_FOUND: e('not_found', 'no such attachment visible to this caller', 'Check the attachment id (`GET /v1/attachments`); attachments of other users are visible to admins and owners only.'),
   MGMT_FILE_LINK_INVALID: e('forbidden', 'the file link is not valid: its signature does not match, or it has expired', 'Ask for a new link: `GET /v1/files/{id}` with a credential, or `POST /v1/attachments/{id}/url`.'),
   MGMT_AGENT_NOT_FOUND: e('not_found', 'no such agent in this account', 'Check the agent id (`platform agents list`).'),
+  MGMT_GATEWAY_NOT_FOUND: e('not_found', 'no such gateway in this account', 'Check the gateway id (`platform gateways list`).'),
   MGMT_HOME_PATH_NOT_FOUND: e('not_found', "no such file or directory in the agent's home directory", 'List the directory first (`GET /v1/agents/{agent_id}/files`).'),
   MGMT_HOME_PATH_INVALID: e('invalid', "the path cannot name anything in the agent's home directory", 'Give a relative path with / between names, without .. above the root, through no symbolic link.'),
   MGMT_LINK_CODE_INVALID: e('invalid', 'the link code is unknown, used or expired', 'Ask the integration for a new link code; each code links once and expires after 10 minutes.'),
@@ -82,6 +83,14 @@ export const ERRORS = {
   SKILL_INVALID: e('invalid', 'the skill is not a valid SKILL.md bundle', 'Read the reason in the message: a SKILL.md at the top, front matter with name and description, relative file paths (docs/skills.md).'),
   SKILL_TOO_LARGE: e('too_large', 'the skill is larger than a skill may be', 'Keep a skill within 64 files and 512 KiB of files (SKILL.md at most 256 KiB); an imported archive at most 1 MiB.'),
   SKILL_IMPORT_FAILED: e('invalid', 'the skill could not be imported', 'Read the reason in the message: send a .tar.gz whose top holds SKILL.md (or a SKILL.md), from a URL the egress rules admit.'),
+  // Workflows
+  WORKFLOW_NOT_FOUND: e('not_found', 'no such workflow in this account', 'Check the workflow id or name (`GET /v1/workflows`, `platform admin workflow list`).'),
+  WORKFLOW_INVALID: e('invalid', 'the workflow definition is not valid', 'Read the reason in the message; docs/workflows.md describes the steps and their fields.'),
+  WORKFLOW_INPUT_INVALID: e('invalid', "the run's input does not match the workflow's input schema", "Send input the workflow's `input` schema admits (`GET /v1/workflows/{id}` shows it)."),
+  WORKFLOW_TARGET_REQUIRED: e('invalid', 'the workflow calls tools and the run names no agent or gateway', "Start the run with `agent_id` or `gateway_id`: its tool steps call that one's tools."),
+  WORKFLOW_RUN_NOT_FOUND: e('not_found', 'no such workflow run visible to this caller', 'Check the run id (`GET /v1/workflow-runs`); runs of other users are visible to admins and owners only.'),
+  WORKFLOW_RUN_ENDED: e('conflict', 'the workflow run has ended', 'Start a new run; an ended run takes no cancel, decision or signal.'),
+  WORKFLOW_NOT_WAITING: e('conflict', 'the workflow run is not waiting for that', 'Read the run (`GET /v1/workflow-runs/{id}`): `waiting_for` says what it waits for, if anything.'),
   // Models
   MODEL_FAILED: e('unavailable', 'the model provider failed', 'Retry; check the provider (PLATFORM_MODEL_PROVIDERS, its API key) if it persists.'),
   AGENT_STEP_TIMEOUT: e('unavailable', 'a step of the agent took longer than its limit', 'Retry; raise PLATFORM_AGENT_STEP_TIMEOUT_SECONDS if the model or tool is slow by nature.'),

@@ -30,6 +30,8 @@ export const SUBJECTS = {
   autonomyChanged: 'cache.autonomy',
   /** A skill or a skill binding of an account changed (`{accountId}`): agents' tool lists are dropped. */
   skillsChanged: 'cache.skills',
+  /** A workflow of an account, or its attachment to an agent or gateway, changed (`{accountId}`). */
+  workflowsChanged: 'cache.workflows',
   /** A capability's active version changed (`{accountId, capabilityId}`). */
   pluginsChanged: 'plugins.changed',
 } as const;
