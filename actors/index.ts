@@ -6,6 +6,7 @@ import { gatewayMachine, gatewayTimers } from './gateway.ts';
 import { agentTaskMachine } from './agent-task.ts';
 import { approvalGateMachine, approvalGateTimers } from './approval-gate.ts';
 import { workflowRunMachine, workflowRunTimers } from './workflow-run.ts';
+import { pluginBuildMachine } from './plugin-build.ts';
 
 export * from './effects.ts';
 export * from './device-session.ts';
@@ -16,6 +17,7 @@ export * from './agent-task.ts';
 export * from './approval-gate.ts';
 export * from './workflow-run.ts';
 export * from './workflow-logic.ts';
+export * from './plugin-build.ts';
 
 export interface KindSpec {
   machine: AnyStateMachine;
@@ -37,6 +39,7 @@ export const KINDS = {
   'agent-task': { machine: agentTaskMachine, effects: ['modelTurn', 'callTools'] },
   'approval-gate': { machine: approvalGateMachine, timers: approvalGateTimers, effects: [] },
   'workflow-run': { machine: workflowRunMachine, timers: workflowRunTimers, effects: ['runTool', 'openGate'] },
+  'plugin-build': { machine: pluginBuildMachine, effects: ['prepare', 'compile'] },
 } as const satisfies Record<string, KindSpec>;
 
 export type KindName = keyof typeof KINDS;

@@ -7,6 +7,7 @@ import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
 import { agentHomeCli, attachmentsCli, FILES_USAGE, filesCli, identityCli } from './cli/files.ts';
 import { agentSkillsCli, SKILLS_USAGE, skillsCli } from './cli/skills.ts';
 import { runsCli, WORKFLOWS_USAGE, workflowsCli } from './cli/workflows.ts';
+import { BUILDS_USAGE, buildsCli } from './cli/builds.ts';
 import { clusterCli } from './cli/cluster.ts';
 import { pluginsCli } from './cli/plugins.ts';
 import { CommandError, UsageError } from './cli/output.ts';
@@ -31,6 +32,7 @@ ${AUTONOMY_USAGE}
 ${FILES_USAGE}
 ${SKILLS_USAGE}
 ${WORKFLOWS_USAGE}
+${BUILDS_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
 ${AGENT_SEND_USAGE}
@@ -71,6 +73,8 @@ async function main(argv: string[]) {
       if (rest[0] === 'skills') return agentSkillsCli(rest.slice(1));
       if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       return agentsCli(rest);
+    case 'builds':
+      return buildsCli(rest);
     case 'workflows':
       return workflowsCli(rest);
     case 'runs':

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import pino, { type Logger } from 'pino';
 import type { EgressOptions } from './core/egress/index.ts';
-import { activationEffect, createToolInvoker, pluginToolSource, pluginVersionProjection, type InvokeTool } from './plugins/index.ts';
+import { activationEffect, createPluginBuilds, createToolInvoker, pluginBuildProjection, pluginToolSource, pluginVersionProjection, type InvokeTool, type PluginBuilds } from './plugins/index.ts';
 import { createLocalBus, type Bus } from './core/bus/index.ts';
 import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
@@ -29,7 +29,7 @@ import { builtinToolSource, searxngProvider } from './builtins/index.ts';
 import { connectorToolSource, sealer } from './connectors/index.ts';
 import { approvalGateProjection, createApprovalGates, createAutonomy, type ApprovalGates, type Autonomy } from './approvals/index.ts';
 import { createGatewayDirectory, createGatewayTokens, gatewayProjection, type GatewayDirectory, type GatewayTokens } from './gateways/index.ts';
-import { createAdmin, startHousekeeping, type Admin, type Housekeeping } from './operator/index.ts';
+import { createAdmin, createBuilders, startHousekeeping, type Admin, type Housekeeping } from './operator/index.ts';
 import { createRateLimiter, memoryCounter, natsCounter, WINDOW_MS, type RateLimiter } from './core/rate-limit/index.ts';
 
 /** Everything a surface needs from the runtime, built once per node by the composition root. */
@@ -74,6 +74,8 @@ export interface Services {
   workflows: Workflows;
   /** Runs of workflows: WorkflowRun actors. */
   workflowRuns: WorkflowRuns;
+  /** Plugin builds from JavaScript source: PluginBuild actors. */
+  pluginBuilds: PluginBuilds;
   /** Push notification delivery from this node (the tasks whose actors it owns): its two lanes and their counts. */
   pushDelivery: PushDelivery;
   /** Runs a plugin tool for a caller (the entry point of the MCP and agent gateways). */
@@ -101,6 +103,8 @@ export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
 
 /** What a model turn weighs in its account's effect lane (a tool round or an activation weighs 1). */
 const MODEL_TURN_COST = 2;
+/** A plugin build's compile: one process for tens of seconds, so a tenant's builds take a lane's worth of room. */
+const BUILD_COST = 8;
 
 export interface ClusterJoin {
   nc: NatsConnection;
@@ -165,7 +169,13 @@ export async function createServices(opts: {
   };
   const builtinEgress = { ...egress, allowLoopback: config.egressAllowLoopback };
   const search = config.searxngUrl ? searxngProvider(config.searxngUrl, builtinEgress) : null;
-  const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath });
+  // The builder built-ins run over plugin builds, skills and workflows, which are built further down.
+  let builderFeatures: { skills: Skills; workflows: Workflows; builds: PluginBuilds } | null = null;
+  const builders = createBuilders(() => {
+    if (!builderFeatures) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the builders are not running yet');
+    return builderFeatures;
+  });
+  const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath, builders });
   const connectorSealer = sealer(secret);
   const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
   // Workflows' tools start runs, which are actors of the host built below: read when a tool is called.
@@ -223,6 +233,15 @@ export async function createServices(opts: {
     now,
   });
   workflowRuns = runs;
+  const builds = createPluginBuilds({
+    store,
+    actors: () => {
+      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+      return gateActors;
+    },
+    tasks,
+    now,
+  });
   const steps = agentSteps({ store, models, tools: toolRegistry, policy: autonomy.policy, gates, stepTimeoutMs: config.agentStepTimeoutMs, now });
   const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'projectRows' | 'effectCost' | 'afterTurn' | 'readWithTurn'>> = {
     'device-session': { project: deviceSessionProjection },
@@ -239,6 +258,8 @@ export async function createServices(opts: {
     },
     'approval-gate': { projectRows: approvalGateProjection },
     'workflow-run': { effects: runs.effects as Record<string, EffectImpl>, projectRows: workflowRunProjection },
+    // A build holds a lane slot for its whole compile (tens of seconds): it costs as much as several model turns.
+    'plugin-build': { effects: builds.effects as Record<string, EffectImpl>, effectCost: { prepare: 1, compile: BUILD_COST }, projectRows: pluginBuildProjection },
   };
   const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
     kind,
@@ -304,6 +325,8 @@ export async function createServices(opts: {
   const push = createPushConfigs({ store, taskVisible: agents.taskVisible, allowLoopback: config.pushAllowLoopback });
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
+  const skills = createSkills({ store, bus, models, now, egress: builtinEgress });
+  builderFeatures = { skills, workflows, builds };
   const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens, sealer: connectorSealer, egress: builtinEgress, workflows });
   const gatewayTokens = createGatewayTokens(store, now);
   // Every node's copy of the gateways follows their actors' events: a change drops the gateway's cached tools and keys.
@@ -331,9 +354,10 @@ export async function createServices(opts: {
     fileLinks: createFileLinks({ platformSecret: secret, apiUrl: u.api, now, defaultTtlSeconds: config.fileLinkTtlSeconds }),
     agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store }),
     identityLinks: createIdentityLinks({ store, now }),
-    skills: createSkills({ store, bus, models, now, egress: builtinEgress }),
+    skills,
     workflows,
     workflowRuns: runs,
+    pluginBuilds: builds,
     pushDelivery,
     invokeTool,
     toolRegistry,

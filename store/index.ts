@@ -26,6 +26,7 @@ import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
 import { skillsRepo } from './skills-repo.ts';
 import { workflowsRepo } from './workflows-repo.ts';
+import { pluginBuildsRepo } from './plugin-builds-repo.ts';
 
 export * from './db.ts';
 export type * from './accounts-repo.ts';
@@ -50,6 +51,8 @@ export type * from './identity-links-repo.ts';
 export type * from './skills-repo.ts';
 export type * from './workflows-repo.ts';
 export { runRowWrite } from './workflows-repo.ts';
+export type * from './plugin-builds-repo.ts';
+export { buildRowWrite } from './plugin-builds-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
 export { migrate, loadMigrations } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
@@ -91,6 +94,7 @@ export function repositories(q: Queryable) {
     identityLinks: identityLinksRepo(q),
     skills: skillsRepo(q),
     workflows: workflowsRepo(q),
+    pluginBuilds: pluginBuildsRepo(q),
   };
 }
 

@@ -7,6 +7,7 @@ import { AUTONOMY_COMPONENTS } from './autonomy-schemas.ts';
 import { FILES_COMPONENTS } from './files-schemas.ts';
 import { SKILL_COMPONENTS } from './skill-schemas.ts';
 import { WORKFLOW_COMPONENTS } from './workflow-schemas.ts';
+import { BUILD_COMPONENTS } from './build-schemas.ts';
 
 /**
  * The OpenAPI 3.1 document of the management API, generated from the routes' own schemas (@fastify/swagger collects
@@ -66,7 +67,7 @@ export function errorResponses(statuses: readonly ErrorStatus[], why: Partial<Re
 
 /** Registers the document's generator; it must come before the routes, which it collects as they are added. */
 export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string }) {
-  for (const schema of [ManagementErrorSchema, ...COMPONENTS, ...AUTONOMY_COMPONENTS, ...FILES_COMPONENTS, ...SKILL_COMPONENTS, ...WORKFLOW_COMPONENTS] as TSchema[]) app.addSchema(schema);
+  for (const schema of [ManagementErrorSchema, ...COMPONENTS, ...AUTONOMY_COMPONENTS, ...FILES_COMPONENTS, ...SKILL_COMPONENTS, ...WORKFLOW_COMPONENTS, ...BUILD_COMPONENTS] as TSchema[]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -85,6 +86,7 @@ export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string
         { name: 'attachments', description: 'Files users sent agents: the quota, presigned URLs and `GET /v1/files/{id}`.' },
         { name: 'agents', description: "Agents' home directories and their quota." },
         { name: 'identity', description: 'Outside identities linked to principals.' },
+        { name: 'plugin-builds', description: 'Plugins built from JavaScript source (componentize-js).' },
         { name: 'workflows', description: "The operator's workflows (statecharts of steps); read here, written by the operator." },
         { name: 'workflow-runs', description: 'Runs of workflows: start, status, cancel, approve, signal.' },
         { name: 'gateways', description: "Workflows attached to MCP gateways." },

@@ -27,6 +27,22 @@ export interface BuiltinDeps {
   search: WebSearchProvider | null;
   /** The Chromium the Browser's captures launch; null when this node has none. */
   chromiumPath: string | null;
+  /** What the builder built-ins run (plugin builds, skills, workflows), bound by the composition root. */
+  builders?: Builders;
+}
+
+/**
+ * What the builder built-ins do, provided by the features above the built-ins (plugin builds, skills, workflows)
+ * through the composition root: the Plugin, Skill and Workflow Builders are tools over those same operations, with
+ * the caller's authority, so an agent or an MCP client builds exactly what the management API would.
+ */
+export interface Builders {
+  /** Starts a plugin build and waits for its end (up to a bound); the build as the API shows it. */
+  buildPlugin(caller: Caller, b: { name: string; source: string; wit: string; world: string; description?: string; config?: string }, signal?: AbortSignal): Promise<unknown>;
+  /** Creates the skill of that name, or replaces its bundle. */
+  saveSkill(caller: Caller, s: { name: string; description: string; instructions: string; files?: { path: string; content: string }[] }): Promise<unknown>;
+  /** Creates the workflow of that name, or its next version (the operator's write, allowed to this tool). */
+  saveWorkflow(caller: Caller, definition: unknown): Promise<unknown>;
 }
 
 export interface BuiltinOperation {

@@ -38,6 +38,9 @@ describe('built-ins: Files, Memory and Code Runner on the demo gateway and the d
       ['builtin-sandbox', 'builtin', 'sandbox', 'Sandbox'],
       ['builtin-web-search', 'builtin', 'web', 'Web Search'],
       ['builtin-browser', 'builtin', 'browser', 'Browser'],
+      ['builtin-plugin-builder', 'builtin', 'plugin', 'Plugin Builder'],
+      ['builtin-skill-builder', 'builtin', 'skill', 'Skill Builder'],
+      ['builtin-workflow-builder', 'builtin', 'workflow', 'Workflow Builder'],
     ]);
     const files = res.json.data.capabilities[0];
     expect(files).toMatchObject({ is_active: true, active_version: 1, specifications: { type: 'builtin', kind: 'Files', sort_order: 10, config: null } });

@@ -97,6 +97,13 @@ describe('the OpenAPI document of the management API', () => {
     expect(responses('GET /v1/capabilities/{id}')).toEqual(['200', '400', '403', '404', '500', '503']);
   });
 
+  it('[SURF-25] sends no events: no operation answers with a stream (but the statechart viewer\'s inspection stream, a debugging view its caller opens), and asking for one still gets JSON', async () => {
+    const streams = operations().filter(({ op }) => (Object.values(op.responses) as { content?: Record<string, unknown> }[]).some((r) => Object.hasOwn(r.content ?? {}, 'text/event-stream')));
+    expect(streams.map((o) => o.key)).toEqual(['POST /v1/viz/watch']);
+    const res = await p.call('GET', '/v1/workflow-runs', { headers: { authorization: `Bearer ${p.node.demo!.userKey}`, accept: 'text/event-stream' } });
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('[MGMT-AUTH-04] names the four credential header forms; routes that need one list all four, the others none', () => {
     expect(doc.components.securitySchemes).toEqual({
       bearer: { type: 'http', scheme: 'bearer', description: expect.any(String) },
@@ -165,7 +172,7 @@ describe('the OpenAPI document of the management API', () => {
   });
 
   it('names the spec\'s resources as components, and every reference resolves', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'IdentityLink', 'ManagementError', 'PluginUploadResult', 'Skill', 'TokenResponse', 'Workflow', 'WorkflowRun']);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'IdentityLink', 'ManagementError', 'PluginBuild', 'PluginUploadResult', 'Skill', 'TokenResponse', 'Workflow', 'WorkflowRun']);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();

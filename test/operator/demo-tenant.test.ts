@@ -83,6 +83,9 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
       ['builtin-sandbox', 1],
       ['builtin-web-search', 1],
       ['builtin-browser', 1],
+      ['builtin-plugin-builder', 1],
+      ['builtin-skill-builder', 1],
+      ['builtin-workflow-builder', 1],
       [demo.plugin.capabilityId, 1],
     ]);
   });

@@ -91,6 +91,13 @@ export const ERRORS = {
   WORKFLOW_RUN_NOT_FOUND: e('not_found', 'no such workflow run visible to this caller', 'Check the run id (`GET /v1/workflow-runs`); runs of other users are visible to admins and owners only.'),
   WORKFLOW_RUN_ENDED: e('conflict', 'the workflow run has ended', 'Start a new run; an ended run takes no cancel, decision or signal.'),
   WORKFLOW_NOT_WAITING: e('conflict', 'the workflow run is not waiting for that', 'Read the run (`GET /v1/workflow-runs/{id}`): `waiting_for` says what it waits for, if anything.'),
+  // Plugin builds
+  BUILD_NOT_FOUND: e('not_found', 'no such plugin build visible to this caller', 'Check the build id (`GET /v1/plugin-builds`); builds of other users are visible to admins and owners only.'),
+  BUILD_INVALID: e('invalid', 'the build request is not valid', 'Read the reason in the message: a plugin name, a WIT world the source implements (docs/plugin-builds.md).'),
+  BUILD_TOO_LARGE: e('too_large', "the build's source is larger than a build takes", 'Keep the source within 256 KiB, the WIT within 64 KiB and platform.yaml within 16 KiB.'),
+  BUILD_FAILED: e('invalid', 'the build failed', 'Read the log in the message (and `GET /v1/plugin-builds/{id}`): fix the source or the WIT, then build again.'),
+  BUILD_ENDED: e('conflict', 'the plugin build has ended', 'A build that ended takes no cancel; start a new one.'),
+  BUILD_UNAVAILABLE: e('unavailable', 'this node cannot run builds', 'Check that `unshare` is installed and user namespaces are allowed (docs/plugin-builds.md).'),
   // Models
   MODEL_FAILED: e('unavailable', 'the model provider failed', 'Retry; check the provider (PLATFORM_MODEL_PROVIDERS, its API key) if it persists.'),
   AGENT_STEP_TIMEOUT: e('unavailable', 'a step of the agent took longer than its limit', 'Retry; raise PLATFORM_AGENT_STEP_TIMEOUT_SECONDS if the model or tool is slow by nature.'),
