@@ -22,6 +22,14 @@ export interface SkillFile {
   content: Buffer;
 }
 
+/** A file as its row names it: its blob (by SHA-256) and size; `inline` for rows written before migration 037. */
+export interface SkillFileRef {
+  path: string;
+  sha256: string | null;
+  size: number;
+  inline: Buffer | null;
+}
+
 export interface SkillBinding {
   skillId: string;
   agentId: string;
@@ -49,20 +57,20 @@ const toBinding = (r: BindingRow): SkillBinding => ({ skillId: r.skill_id, agent
 
 /** Skills, their files and their bindings to agents (migration 034); every query scoped by account. */
 export function skillsRepo(db: Queryable) {
-  /** Replaces a skill's files with `files` (statements of the caller's transaction). */
-  const writeFiles = async (accountId: string, skillId: string, files: readonly SkillFile[]) => {
+  /** Replaces a skill's files with `files`, whose bytes are in the blob store already (statements of the caller's transaction). */
+  const writeFiles = async (accountId: string, skillId: string, files: readonly { path: string; sha256: string; size: number }[]) => {
     await db.query('delete from skill_files where account_id = $1 and skill_id = $2', [accountId, skillId]);
     if (files.length === 0) return;
-    const values: unknown[] = [accountId, skillId];
-    const tuples = files.map((f) => {
-      values.push(f.path, f.content);
-      return `($1, $2, $${values.length - 1}, $${values.length})`;
-    });
-    await db.query(`insert into skill_files (account_id, skill_id, path, content) values ${tuples.join(', ')}`, values);
+    await db.query(
+      `insert into skill_files (account_id, skill_id, path, sha256, size) select $1, $2, f.path, f.sha256, f.size from jsonb_to_recordset($3::jsonb) as f(path text, sha256 text, size int)`,
+      [accountId, skillId, JSON.stringify(files)],
+    );
   };
+  type FileRow = { path: string; sha256: string | null; size: number; content: Buffer | Uint8Array | null };
+  const toRef = (r: FileRow): SkillFileRef => ({ path: r.path, sha256: r.sha256, size: r.size, inline: r.content ? Buffer.from(r.content) : null });
   return {
     /** Inserts a skill with its files; false when the account has a skill of that name already. Run in a transaction. */
-    async create(s: Omit<SkillRecord, 'version' | 'updatedAt' | 'updatedBy'>, files: readonly SkillFile[]): Promise<boolean> {
+    async create(s: Omit<SkillRecord, 'version' | 'updatedAt' | 'updatedBy'>, files: readonly { path: string; sha256: string; size: number }[]): Promise<boolean> {
       const { rows } = await db.query<{ id: string }>(
         `insert into skills (account_id, id, name, description, version, size, source, created_at, created_by, updated_at, updated_by)
          values ($1, $2, $3, $4, 1, $5, $6, $7, $8, $7, $8) on conflict (account_id, name) do nothing returning id`,
@@ -76,7 +84,7 @@ export function skillsRepo(db: Queryable) {
      * Changes a skill: its description, and its files when given (the version counts changes). 'conflict' when the
      * new name is another skill's; null when there is no such skill. Run in a transaction.
      */
-    async update(accountId: string, id: string, change: { name?: string; description?: string; files?: readonly SkillFile[]; size?: number; at: string; by: string }): Promise<SkillRecord | 'conflict' | null> {
+    async update(accountId: string, id: string, change: { name?: string; description?: string; files?: readonly { path: string; sha256: string; size: number }[]; size?: number; at: string; by: string }): Promise<SkillRecord | 'conflict' | null> {
       if (change.name !== undefined) {
         const { rows } = await db.query<{ id: string }>('select id from skills where account_id = $1 and name = $2 and id <> $3', [accountId, change.name, id]);
         if (rows[0]) return 'conflict';
@@ -113,13 +121,22 @@ export function skillsRepo(db: Queryable) {
       const { rowCount } = await db.query('delete from skills where account_id = $1 and id = $2', [accountId, id]);
       return (rowCount ?? 0) > 0;
     },
-    async files(accountId: string, id: string): Promise<SkillFile[]> {
-      const { rows } = await db.query<{ path: string; content: Buffer | Uint8Array }>('select path, content from skill_files where account_id = $1 and skill_id = $2 order by path', [accountId, id]);
-      return rows.map((r) => ({ path: r.path, content: Buffer.from(r.content) }));
+    /** The files of a skill, by path: where their bytes are, not the bytes. */
+    async files(accountId: string, id: string): Promise<SkillFileRef[]> {
+      const { rows } = await db.query<FileRow>('select path, sha256, size, content from skill_files where account_id = $1 and skill_id = $2 order by path', [accountId, id]);
+      return rows.map(toRef);
     },
-    async file(accountId: string, id: string, path: string): Promise<Buffer | null> {
-      const { rows } = await db.query<{ content: Buffer | Uint8Array }>('select content from skill_files where account_id = $1 and skill_id = $2 and path = $3', [accountId, id, path]);
-      return rows[0] ? Buffer.from(rows[0].content) : null;
+    async file(accountId: string, id: string, path: string): Promise<SkillFileRef | null> {
+      const { rows } = await db.query<FileRow>('select path, sha256, size, content from skill_files where account_id = $1 and skill_id = $2 and path = $3', [accountId, id, path]);
+      return rows[0] ? toRef(rows[0]) : null;
+    },
+    /** Paths and sizes of the files of several skills (a list reads no bytes). */
+    async sizes(accountId: string, ids: readonly string[]): Promise<Map<string, { path: string; size: number }[]>> {
+      const out = new Map<string, { path: string; size: number }[]>(ids.map((i) => [i, []]));
+      if (ids.length === 0) return out;
+      const { rows } = await db.query<{ skill_id: string; path: string; size: number }>('select skill_id, path, size from skill_files where account_id = $1 and skill_id = any($2::uuid[]) order by skill_id, path', [accountId, ids]);
+      for (const r of rows) out.get(r.skill_id)?.push({ path: r.path, size: r.size });
+      return out;
     },
     /** Binds a skill to an agent of the same account; false when it was bound already. */
     async bind(accountId: string, skillId: string, agentId: string, at: string, by: string): Promise<boolean> {

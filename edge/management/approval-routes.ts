@@ -1,3 +1,4 @@
+import { decodeKeyset, encodeKeyset } from './keyset.ts';
 import { hasAuthority, PlatformError, type Caller, type DecisionRejection, type Services } from '../../runtime/index.ts';
 import type { ApprovalGateRow } from '../../store/index.ts';
 import { requireAuthority, type AuthServices } from './auth.ts';
@@ -26,16 +27,11 @@ const toWire = (g: ApprovalGateRow): GateWire => ({
 const seesAll = (c: Caller) => hasAuthority(c.role, 'write');
 const visible = (c: Caller, g: ApprovalGateRow) => seesAll(c) || g.ownerId === c.principalId;
 
-const cursorOf = (g: ApprovalGateRow) => Buffer.from(JSON.stringify([g.openedAt, g.id])).toString('base64url');
-function readCursor(cursor: string): { openedAt: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string') return { openedAt: v[0], id: v[1] };
-  } catch {
-    // the same answer as any cursor this server never issued
-  }
-  throw new PlatformError('MGMT_INVALID_QUERY', 'cursor: not a cursor this server issued (pass next_cursor from the previous page as it is)');
-}
+const cursorOf = (g: ApprovalGateRow) => encodeKeyset(g.openedAt, g.id);
+const readCursor = (cursor: string) => {
+  const k = decodeKeyset(cursor);
+  return { openedAt: k.at, id: k.id };
+};
 
 const WHY: Record<DecisionRejection, string> = {
   user_required: 'only a user may decide an approval gate',

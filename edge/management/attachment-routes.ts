@@ -1,3 +1,4 @@
+import { decodeKeyset, encodeKeyset } from './keyset.ts';
 import { hasAuthority, MAX_ATTACHMENT_BYTES, PlatformError, type Caller, type Services } from '../../runtime/index.ts';
 import type { AttachmentRow } from '../../store/index.ts';
 import { requireAuthority, type AuthServices } from './auth.ts';
@@ -25,16 +26,11 @@ const toWire = (a: AttachmentRow): AttachmentWire => ({
 /** Admins and owners see every attachment of the account; anyone else the ones they sent. */
 const seesAll = (c: Caller) => hasAuthority(c.role, 'write');
 
-const cursorOf = (a: AttachmentRow) => Buffer.from(JSON.stringify([a.createdAt, a.id])).toString('base64url');
-function readCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string' && /^[0-9a-f-]{36}$/.test(v[1])) return { createdAt: v[0], id: v[1] };
-  } catch {
-    // the same answer as any cursor this server never issued
-  }
-  throw new PlatformError('MGMT_INVALID_QUERY', 'cursor: not a cursor this server issued (pass next_cursor from the previous page as it is)');
-}
+const cursorOf = (a: AttachmentRow) => encodeKeyset(a.createdAt, a.id);
+const readCursor = (cursor: string) => {
+  const k = decodeKeyset(cursor, { uuid: true });
+  return { createdAt: k.at, id: k.id };
+};
 
 /** `filename*` (RFC 6266 / 5987) for any name, and a plain ASCII fallback. */
 function disposition(filename: string | null): string {

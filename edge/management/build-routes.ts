@@ -1,3 +1,4 @@
+import { decodeKeyset, encodeKeyset } from './keyset.ts';
 import { Type } from 'typebox';
 import { PlatformError, type Services } from '../../runtime/index.ts';
 import type { PluginBuildRow } from '../../store/index.ts';
@@ -21,16 +22,11 @@ const toWire = (b: PluginBuildRow): BuildWire => ({
   created_at: b.createdAt,
   updated_at: b.updatedAt,
 });
-const cursorOf = (b: PluginBuildRow) => Buffer.from(JSON.stringify([b.createdAt, b.id])).toString('base64url');
-function readCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string' && /^[0-9a-f-]{36}$/.test(v[1])) return { createdAt: v[0], id: v[1] };
-  } catch {
-    // the same answer as any cursor this server never issued
-  }
-  throw new PlatformError('MGMT_INVALID_QUERY', 'cursor: not a cursor this server issued (pass next_cursor from the previous page as it is)');
-}
+const cursorOf = (b: PluginBuildRow) => encodeKeyset(b.createdAt, b.id);
+const readCursor = (cursor: string) => {
+  const k = decodeKeyset(cursor, { uuid: true });
+  return { createdAt: k.at, id: k.id };
+};
 
 /**
  * Plugin builds (spec §1: create, list, read, cancel). Creating one needs write authority: a build registers a plugin

@@ -1,5 +1,5 @@
 import { PlatformError, SKILL_ARCHIVE_BYTES, type BundleFile, type Services } from '../../runtime/index.ts';
-import type { SkillFile, SkillRecord } from '../../store/index.ts';
+import type { SkillRecord } from '../../store/index.ts';
 import { requireAuthority, type AuthServices } from './auth.ts';
 import { BAD_PATH, CREDENTIAL, errorResponses } from './openapi.ts';
 import type { ManagementApp } from './schemas.ts';
@@ -25,14 +25,14 @@ import { HomeAgentPath } from './files-schemas.ts';
 
 type SkillServices = AuthServices & Pick<Services, 'skills'>;
 
-export const toSkillWire = (s: SkillRecord, files: readonly SkillFile[]): SkillWire => ({
+export const toSkillWire = (s: SkillRecord, files: readonly { path: string; size: number }[]): SkillWire => ({
   id: s.id,
   name: s.name,
   description: s.description,
   version: s.version,
   size: s.size,
   source: s.source,
-  files: files.map((f) => ({ path: f.path, size: f.content.length })),
+  files: files.map((f) => ({ path: f.path, size: f.size })),
   created_at: s.createdAt,
   created_by: s.createdBy,
   updated_at: s.updatedAt,
@@ -69,13 +69,18 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
   const shared = { tags: ['skills'], security: CREDENTIAL };
   const onePath = { config: { malformedPath: 'SKILL_NOT_FOUND' as const } };
   const notFound = { ...BAD_PATH, 404: 'No such skill (or agent) in this account.' };
-  const wire = async (s: SkillRecord) => toSkillWire(s, await services.skills.files(s.accountId, s.id));
+  // Skills as the API shows them: their files by path and size, read in one statement and without their bytes.
+  const wireAll = async (list: readonly SkillRecord[]) => {
+    const sizes = await services.skills.sizes(list[0]?.accountId ?? '', list.map((s) => s.id));
+    return list.map((s) => toSkillWire(s, sizes.get(s.id) ?? []));
+  };
+  const wire = async (s: SkillRecord) => (await wireAll([s]))[0]!;
   const actor = (c: { accountId: string; principalId: string }) => ({ accountId: c.accountId, principalId: c.principalId });
 
   app.get('/v1/skills', { preValidation: read, schema: { ...shared, operationId: 'listSkills', summary: 'List skills', querystring: SkillListQuery, response: { 200: SkillList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
     const { limit = 20, offset = 0, search } = request.query;
     const page = await services.skills.list(request.caller!.accountId, { limit, offset, ...(search ? { search } : {}) });
-    return { data: { skills: await Promise.all(page.skills.map(wire)), total: page.total, limit, offset } };
+    return { data: { skills: await wireAll(page.skills), total: page.total, limit, offset } };
   });
 
   app.post(
@@ -143,7 +148,7 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
   app.get(
     '/v1/agents/:agent_id/skills',
     { preValidation: read, config: { malformedPath: 'MGMT_AGENT_NOT_FOUND' }, schema: { tags: ['agents'], security: CREDENTIAL, operationId: 'listAgentSkills', summary: 'The skills bound to an agent', params: HomeAgentPath, response: { 200: AgentSkills, ...errorResponses([400, 403, 404, 500, 503], { ...BAD_PATH, 404: 'No such agent in this account.' }) } } },
-    async (request) => ({ data: { skills: await Promise.all((await services.skills.ofAgent(request.caller!.accountId, request.params.agent_id)).map(wire)) } }),
+    async (request) => ({ data: { skills: await wireAll(await services.skills.ofAgent(request.caller!.accountId, request.params.agent_id)) } }),
   );
 
   app.post(

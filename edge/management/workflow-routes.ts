@@ -1,3 +1,4 @@
+import { decodeKeyset, encodeKeyset } from './keyset.ts';
 import { PlatformError, WORKFLOW_LIMITS, type Caller, type Services } from '../../runtime/index.ts';
 import type { AttachmentTargetKind, WorkflowRecord, WorkflowRunRow } from '../../store/index.ts';
 import { requireAuthority, type AuthServices } from './auth.ts';
@@ -47,16 +48,11 @@ function runWire(r: WorkflowRunRow): RunWire {
   };
 }
 
-const cursorOf = (r: WorkflowRunRow) => Buffer.from(JSON.stringify([r.createdAt, r.id])).toString('base64url');
-function readCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string') return { createdAt: v[0], id: v[1] };
-  } catch {
-    // the same answer as any cursor this server never issued
-  }
-  throw new PlatformError('MGMT_INVALID_QUERY', 'cursor: not a cursor this server issued (pass next_cursor from the previous page as it is)');
-}
+const cursorOf = (r: WorkflowRunRow) => encodeKeyset(r.createdAt, r.id);
+const readCursor = (cursor: string) => {
+  const k = decodeKeyset(cursor);
+  return { createdAt: k.at, id: k.id };
+};
 
 /**
  * Workflows over the management API (spec §1): read the operator's workflows; attach and detach them on agents and
@@ -149,7 +145,7 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
     services.workflowRuns.approve(c, id, b.decision),
   );
   act('/v1/workflow-runs/:id/signal', 'signalWorkflowRun', 'Signal a run', 'Delivers a signal the run waits for (its `waiting_for.signal`); the payload becomes the step’s `payload`. A run not waiting for it is 409 `WORKFLOW_NOT_WAITING`.', SignalBody, async (c, id, b: { signal: string; payload?: unknown }) => {
-    if (Buffer.byteLength(JSON.stringify(b.payload ?? null)) > WORKFLOW_LIMITS.inputBytes) throw new PlatformError('MGMT_BODY_TOO_LARGE', `a signal's payload is at most ${WORKFLOW_LIMITS.inputBytes} bytes of JSON`);
+    if (Buffer.byteLength(JSON.stringify(b.payload ?? null)) > WORKFLOW_LIMITS.payloadBytes) throw new PlatformError('MGMT_BODY_TOO_LARGE', `a signal's payload is at most ${WORKFLOW_LIMITS.payloadBytes} bytes of JSON`);
     return services.workflowRuns.signal(c, id, b.signal, b.payload);
   });
 }

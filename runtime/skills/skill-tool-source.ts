@@ -2,6 +2,7 @@ import type { SkillRecord, Store } from '../../store/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
 import type { BindingTarget, ToolEntry, ToolResult, ToolSource } from '../tools/index.ts';
 import { SKILL_MD } from './skill-bundle.ts';
+import { skillFileBytes } from './skills.ts';
 
 export const READ_SKILL = 'read_skill';
 
@@ -15,7 +16,7 @@ const line = (s: SkillRecord) => `- ${s.name}: ${s.description.replace(/\s+/g, '
  * description, so the model knows when one applies) and are read on demand with one tool, `read_skill` — the
  * SKILL.md first, then any file it refers to. Agents only: the family never appears on an MCP gateway.
  */
-export function skillToolSource(deps: { store: Pick<Store, 'skills'> }): ToolSource {
+export function skillToolSource(deps: { store: Pick<Store, 'skills' | 'blobs'> }): ToolSource {
   return {
     changedOn: [SUBJECTS.skillsChanged],
     async tools(target: BindingTarget): Promise<ToolEntry[]> {
@@ -46,12 +47,12 @@ export function skillToolSource(deps: { store: Pick<Store, 'skills'> }): ToolSou
             if (!skill) return fail(`no skill ${JSON.stringify(a.skill)}; your skills are ${[...byName.keys()].join(', ')}`);
             const path = a.path === undefined ? SKILL_MD : a.path;
             if (typeof path !== 'string') return fail('path must be text');
-            const content = await deps.store.skills.file(target.accountId, skill.id, path);
-            if (!content) {
+            const ref = await deps.store.skills.file(target.accountId, skill.id, path);
+            if (!ref) {
               const files = (await deps.store.skills.files(target.accountId, skill.id)).map((f) => f.path);
               return fail(`the skill ${skill.name} has no file ${JSON.stringify(path)}; its files: ${files.join(', ')}`);
             }
-            return { isError: false, value: content.toString('utf8') };
+            return { isError: false, value: (await skillFileBytes(deps.store, ref)).toString('utf8') };
           },
         },
       ];

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { generateText } from 'ai';
-import type { SkillRecord, SkillSource, Store } from '../../store/index.ts';
+import type { SkillFile, SkillFileRef, SkillRecord, SkillSource, Store } from '../../store/index.ts';
 import type { Bus } from '../core/bus/index.ts';
 import { egressFetch, type EgressOptions } from '../core/egress/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
@@ -16,7 +16,7 @@ export interface SkillActor {
 }
 
 export interface SkillsDeps {
-  store: Pick<Store, 'skills' | 'agents' | 'tx'>;
+  store: Pick<Store, 'skills' | 'agents' | 'tx' | 'blobs'>;
   bus: Bus;
   models: Pick<ModelRegistry, 'resolve'>;
   now: () => number;
@@ -29,6 +29,28 @@ export interface SkillsDeps {
 export const DRAFT_SYSTEM =
   'You write the instructions of an agent skill: a Markdown document another agent reads before doing the task. Start with a one-line summary, then the steps, each concrete. Answer with the Markdown only.';
 export const DRAFT_PROMPT = 'Draft the instructions of a skill named';
+
+/** A file's bytes, from the blob store (or inline, for a row written before skill files moved there). */
+export async function skillFileBytes(store: Pick<Store, 'blobs'>, ref: SkillFileRef): Promise<Buffer> {
+  if (ref.inline) return ref.inline;
+  const bytes = ref.sha256 ? await store.blobs.get(ref.sha256) : null;
+  if (!bytes) throw new PlatformError('PLT_INTERNAL', `the bytes of ${ref.path} are missing from the blob store`);
+  return bytes;
+}
+
+/**
+ * Puts a bundle's bytes in the blob store (outside any transaction: on PGlite they are files written by libuv, not
+ * bytea parameters encoded on the node's thread) and names each file by its hash.
+ */
+async function putFiles(store: Pick<Store, 'blobs'>, files: readonly BundleFile[]) {
+  const refs: { path: string; sha256: string; size: number }[] = [];
+  for (const f of files) {
+    const sha256 = createHash('sha256').update(f.content).digest('hex');
+    await store.blobs.put(sha256, f.content);
+    refs.push({ path: f.path, sha256, size: f.content.length });
+  }
+  return refs;
+}
 
 const notFound = (id: string) => new PlatformError('SKILL_NOT_FOUND', `no skill ${id} in this account`);
 const taken = (name: string) => new PlatformError('SKILL_NAME_TAKEN', `the account has a skill named ${name} already: choose another name, or update that skill`);
@@ -47,7 +69,8 @@ export function createSkills(deps: SkillsDeps) {
     const bundle = makeBundle(files, over);
     const id = randomUUID();
     const when = at();
-    const ok = await deps.store.tx((r) => r.skills.create({ accountId: actor.accountId, id, name: bundle.name, description: bundle.description, size: bundle.size, source, createdAt: when, createdBy: actor.principalId }, bundle.files));
+    const refs = await putFiles(deps.store, bundle.files);
+    const ok = await deps.store.tx((r) => r.skills.create({ accountId: actor.accountId, id, name: bundle.name, description: bundle.description, size: bundle.size, source, createdAt: when, createdBy: actor.principalId }, refs));
     if (!ok) throw taken(bundle.name);
     return (await deps.store.skills.get(actor.accountId, id))!;
   }
@@ -71,10 +94,10 @@ export function createSkills(deps: SkillsDeps) {
     /** Changes the name or description, or replaces the bundle (its front matter then applies unless name or description are given). */
     async update(actor: SkillActor, id: string, change: { name?: string; description?: string; files?: readonly BundleFile[] }): Promise<SkillRecord> {
       const current = await get(actor.accountId, id);
-      let next: { name?: string; description?: string; files?: BundleFile[]; size?: number } = {};
+      let next: { name?: string; description?: string; files?: { path: string; sha256: string; size: number }[]; size?: number } = {};
       if (change.files) {
         const bundle = makeBundle(change.files, { ...(change.name !== undefined ? { name: change.name } : {}), ...(change.description !== undefined ? { description: change.description } : {}) });
-        next = { name: bundle.name, description: bundle.description, files: bundle.files, size: bundle.size };
+        next = { name: bundle.name, description: bundle.description, files: await putFiles(deps.store, bundle.files), size: bundle.size };
       } else {
         if (change.name !== undefined) checkName(change.name);
         if (change.description !== undefined) checkDescription(change.description);
@@ -90,10 +113,14 @@ export function createSkills(deps: SkillsDeps) {
       if (!(await deps.store.skills.remove(accountId, id))) throw notFound(id);
       changed(accountId);
     },
-    async files(accountId: string, id: string) {
+    /** A skill's files with their bytes. */
+    async files(accountId: string, id: string): Promise<SkillFile[]> {
       await get(accountId, id);
-      return deps.store.skills.files(accountId, id);
+      const refs = await deps.store.skills.files(accountId, id);
+      return Promise.all(refs.map(async (r) => ({ path: r.path, content: await skillFileBytes(deps.store, r) })));
     },
+    /** Paths and sizes of skills' files, by skill id (no bytes read). */
+    sizes: (accountId: string, ids: readonly string[]) => deps.store.skills.sizes(accountId, ids),
     async bind(actor: SkillActor, id: string, agentId: string): Promise<boolean> {
       await get(actor.accountId, id);
       await agentOf(actor.accountId, agentId);

@@ -3,7 +3,7 @@ import type { WorkflowCondition, WorkflowDefinition, WorkflowStep } from '../../
 import { PlatformError } from '../core/errors/index.ts';
 
 /** Bounds of a definition (docs/workflows.md). */
-export const WORKFLOW_LIMITS = { definitionBytes: 64 * 1024, steps: 100, idChars: 64, nameChars: 64, descriptionChars: 1024, cases: 20, transitions: 1000, timerSeconds: 7 * 24 * 3600, inputBytes: 64 * 1024 } as const;
+export const WORKFLOW_LIMITS = { definitionBytes: 64 * 1024, steps: 100, idChars: 64, nameChars: 64, descriptionChars: 1024, cases: 20, transitions: 1000, timerSeconds: 7 * 24 * 3600, inputBytes: 64 * 1024, payloadBytes: 16 * 1024 } as const;
 export const WORKFLOW_NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const OPS = new Set<WorkflowCondition['op']>(['equals', 'not_equals', 'exists', 'min', 'max', 'one_of', 'prefix']);
@@ -95,9 +95,30 @@ export function checkWorkflow(raw: unknown): WorkflowDefinition {
   for (const id of ids) steps[id] = checkStep(id, raw.steps[id], ids);
   if (raw.input !== undefined) {
     if (!isObject(raw.input)) throw invalid('input: a JSON Schema object');
+    refuseRegex(raw.input, 'input');
     inputValidator(raw.input);
   }
   return { name: raw.name, description: raw.description, ...(raw.input !== undefined ? { input: raw.input as Record<string, unknown> } : {}), start: raw.start, steps };
+}
+
+/**
+ * An input schema is validated on the node's thread (when a run starts, and by clients of the workflow's tool): a
+ * regular expression of the tenant's over a caller's text could take that thread for seconds (catastrophic
+ * backtracking), so `pattern` and `patternProperties` are refused. Lengths, enums and types hold the same ground.
+ */
+function refuseRegex(schema: unknown, at: string, depth = 0): void {
+  if (depth > 32) throw invalid(`${at}: nested more than 32 levels`);
+  if (Array.isArray(schema)) return schema.forEach((s, i) => refuseRegex(s, `${at}.${i}`, depth + 1));
+  if (!isObject(schema)) return;
+  for (const [k, v] of Object.entries(schema)) {
+    // Under `properties` (and `$defs`, `definitions`) the keys are names, not keywords: only their schemas are looked at.
+    if ((k === 'properties' || k === '$defs' || k === 'definitions') && isObject(v)) {
+      for (const [name, sub] of Object.entries(v)) refuseRegex(sub, `${at}.${k}.${name}`, depth + 1);
+      continue;
+    }
+    if (k === 'pattern' || k === 'patternProperties') throw invalid(`${at}.${k}: regular expressions are not allowed in a workflow's input schema (use enum, const, minLength and maxLength)`);
+    refuseRegex(v, `${at}.${k}`, depth + 1);
+  }
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });

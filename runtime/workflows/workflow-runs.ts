@@ -21,8 +21,11 @@ import { workspaceAnchor, type AutonomyPolicy, type ToolRegistry } from '../tool
 import type { ApprovalGates } from '../approvals/index.ts';
 import { callsTools, checkInput, WORKFLOW_LIMITS } from './workflow-definition.ts';
 
-/** A tool result a run keeps (in its snapshot and row) is at most this much JSON; more is kept as truncated text. */
-export const MAX_STEP_RESULT_BYTES = 64 * 1024;
+/**
+ * A tool result a run keeps (in its snapshot, written whole at every turn, and its row) is at most this much JSON;
+ * more is kept as truncated text. With at most 100 steps, a run's snapshot stays within a couple of MiB.
+ */
+export const MAX_STEP_RESULT_BYTES = 16 * 1024;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const toTaskCaller = (c: Caller): TaskCaller => ({ principalId: c.principalId, kind: c.kind, role: c.role, via: c.via, ...(c.actors?.length ? { actors: [...c.actors] } : {}) });

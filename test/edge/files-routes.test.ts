@@ -62,6 +62,9 @@ describe('attachments, files, agent homes and identity links', () => {
     }
     expect((await get(`/v1/attachments/not-a-uuid`)).json.code).toBe('MGMT_ATTACHMENT_NOT_FOUND');
     expect((await get(`/v1/attachments?task_id=${a.task_id}`, 'member')).json.data.attachments.map((x: any) => x.id)).toEqual([a.id]);
+    // A cursor this server never issued (here: a well-formed one naming a row id that is no UUID) is the caller's 400.
+    const forged = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url');
+    expect((await get(`/v1/attachments?cursor=${forged}`)).json.code).toBe('MGMT_INVALID_QUERY');
 
     const redirect = await get(`/v1/files/${a.id}`, 'member');
     expect(redirect.status).toBe(302);

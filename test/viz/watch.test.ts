@@ -92,6 +92,19 @@ describe('statechart viewer API', () => {
   });
   afterAll(() => p.close());
 
+  it('[SURF-13] a workflow run is watched live: waiting for its signal, then completed', async () => {
+    const w = await p.node.services.admin.putWorkflow({ account: accountId, definition: { name: 'watched', description: '', start: 'wait', steps: { wait: { type: 'signal', signal: 'go', next: 'done' }, done: { type: 'succeed' } } } });
+    const auth = { authorization: `Bearer ${ownerKey}` };
+    const run = (await p.call('POST', '/v1/workflow-runs', { headers: auth, json: { workflow_id: w.id } })).json.data;
+    const watch = await openWatch(p, ownerKey, `workflow-run/${accountId}/${run.id}`);
+    expect(watch.status).toBe(200);
+    expect((await watch.next())!.value).toBe('awaitingSignal');
+    await p.call('POST', `/v1/workflow-runs/${run.id}/signal`, { headers: auth, json: { signal: 'go' } });
+    let last: Frame | null = null;
+    for (let f = await watch.next(); f; f = await watch.next()) last = f;
+    expect(last).toMatchObject({ value: 'completed', event: { type: 'SIGNAL' } });
+  });
+
   it('refuses a request without a credential (403)', async () => {
     const res = await watch({ address: accountActor(accountId) });
     expect(res.status).toBe(403);

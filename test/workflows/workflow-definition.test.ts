@@ -25,6 +25,12 @@ describe('workflow definitions', () => {
     expect(why({ ...ok, steps: { a: { type: 'branch', cases: [{ when: { path: 'x', op: 'like' }, next: 'a' }], default: 'a' } } })).toMatch(/cases\.0\.when: a path and an op/);
     expect(why({ ...ok, name: 'Bad Name' })).toMatch(/^WORKFLOW_INVALID: name:/);
     expect(why({ ...ok, input: { type: 'nonsense' } })).toMatch(/^WORKFLOW_INVALID: input: not a JSON Schema/);
+    // A tenant's regular expression would run over callers' text on the node's thread: refused anywhere in the schema.
+    expect(why({ ...ok, input: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } })).toBe(
+      "WORKFLOW_INVALID: input.properties.s.pattern: regular expressions are not allowed in a workflow's input schema (use enum, const, minLength and maxLength)",
+    );
+    expect(why({ ...ok, input: { type: 'object', properties: { pattern: { type: 'string' } } } })).toBeNull();
+    expect(why({ ...ok, input: { type: 'object', patternProperties: { x: {} } } })).toMatch(/input\.patternProperties: regular expressions are not allowed/);
     const steps = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`s${i}`, { type: 'succeed' }]));
     expect(why({ ...ok, start: 's0', steps: steps(100) })).toBeNull();
     expect(why({ ...ok, start: 's0', steps: steps(101) })).toBe('WORKFLOW_INVALID: steps: 1 to 100 steps');
