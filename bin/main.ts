@@ -1,21 +1,39 @@
-import { ConfigError } from '../runtime/index.ts';
-import { ADMIN_USAGE, adminCli, AGENTS_USAGE, agentsCli, GATEWAYS_USAGE, gatewaysCli } from './cli/admin.ts';
-import { AGENT_SEND_USAGE, agentSendCli, TASKS_USAGE, tasksCli } from './cli/agent-calls.ts';
-import { loginCli, logoutCli, whoamiCli } from './cli/auth.ts';
-import { capabilitiesCli } from './cli/capabilities.ts';
-import { AUTONOMY_USAGE, autonomyCli } from './cli/autonomy.ts';
-import { agentHomeCli, attachmentsCli, FILES_USAGE, filesCli, identityCli } from './cli/files.ts';
-import { agentSkillsCli, SKILLS_USAGE, skillsCli } from './cli/skills.ts';
-import { runsCli, WORKFLOWS_USAGE, workflowsCli } from './cli/workflows.ts';
-import { BUILDS_USAGE, buildsCli } from './cli/builds.ts';
-import { clusterCli } from './cli/cluster.ts';
-import { pluginsCli } from './cli/plugins.ts';
+import { ConfigError } from '../runtime/core/config/index.ts';
 import { CommandError, UsageError } from './cli/output.ts';
-import { MODEL_USAGE, modelCli } from './cli/model.ts';
-import { serveCli } from './cli/serve.ts';
-import { VIZ_USAGE, vizCli } from './cli/viz.ts';
 
-const USAGE = `usage: platform <command>
+// Each command's module is loaded when that command runs: most commands need none of the runtime, and loading all of
+// them (and through them the whole runtime) made every command take about two seconds to start.
+const load = {
+  admin: () => import('./cli/admin.ts'),
+  agentCalls: () => import('./cli/agent-calls.ts'),
+  auth: () => import('./cli/auth.ts'),
+  capabilities: () => import('./cli/capabilities.ts'),
+  autonomy: () => import('./cli/autonomy.ts'),
+  files: () => import('./cli/files.ts'),
+  skills: () => import('./cli/skills.ts'),
+  workflows: () => import('./cli/workflows.ts'),
+  builds: () => import('./cli/builds.ts'),
+  cluster: () => import('./cli/cluster.ts'),
+  plugins: () => import('./cli/plugins.ts'),
+  model: () => import('./cli/model.ts'),
+  serve: () => import('./cli/serve.ts'),
+  viz: () => import('./cli/viz.ts'),
+};
+
+/** The whole usage text: every command module's own part (loading them all, so only for help and mistakes). */
+async function usage(): Promise<string> {
+  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE }, { AUTONOMY_USAGE }, { FILES_USAGE }, { SKILLS_USAGE }, { WORKFLOWS_USAGE }, { BUILDS_USAGE }, { MODEL_USAGE }, { VIZ_USAGE }] = await Promise.all([
+    load.admin(),
+    load.agentCalls(),
+    load.autonomy(),
+    load.files(),
+    load.skills(),
+    load.workflows(),
+    load.builds(),
+    load.model(),
+    load.viz(),
+  ]);
+  return `usage: platform <command>
 
   platform serve                          run a node (embedded defaults, or DATABASE_URL)
   platform login [--api-url URL]          sign in with the device flow; stores a one-hour token
@@ -41,63 +59,67 @@ ${MODEL_USAGE}
 ${VIZ_USAGE}
 ${ADMIN_USAGE}
 `;
+}
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serveCli();
+      return (await load.serve()).serveCli();
     case 'admin':
-      return adminCli(rest);
+      return (await load.admin()).adminCli(rest);
     case 'login':
-      return loginCli(rest);
+      return (await load.auth()).loginCli(rest);
     case 'logout':
-      return logoutCli(rest);
+      return (await load.auth()).logoutCli(rest);
     case 'whoami':
-      return whoamiCli(rest);
+      return (await load.auth()).whoamiCli(rest);
     case 'capabilities':
-      return capabilitiesCli(rest);
+      return (await load.capabilities()).capabilitiesCli(rest);
     case 'autonomy':
-      return autonomyCli(rest);
+      return (await load.autonomy()).autonomyCli(rest);
     case 'viz':
-      return vizCli(rest);
+      return (await load.viz()).vizCli(rest);
     case 'cluster':
-      return clusterCli(rest);
+      return (await load.cluster()).clusterCli(rest);
     case 'plugins':
-      return pluginsCli(rest);
+      return (await load.plugins()).pluginsCli(rest);
     case 'gateways':
-      return gatewaysCli(rest);
+      return (await load.admin()).gatewaysCli(rest);
     case 'agents':
-      if (rest[0] === 'send') return agentSendCli(rest.slice(1));
-      if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return agentHomeCli(rest);
-      if (rest[0] === 'skills') return agentSkillsCli(rest.slice(1));
-      if (rest[0] !== 'list' && rest[0] !== 'show') throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
-      return agentsCli(rest);
+      if (rest[0] === 'send') return (await load.agentCalls()).agentSendCli(rest.slice(1));
+      if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return (await load.files()).agentHomeCli(rest);
+      if (rest[0] === 'skills') return (await load.skills()).agentSkillsCli(rest.slice(1));
+      if (rest[0] !== 'list' && rest[0] !== 'show') {
+        const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE }, { FILES_USAGE }] = await Promise.all([load.admin(), load.agentCalls(), load.files()]);
+        throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
+      }
+      return (await load.admin()).agentsCli(rest);
     case 'builds':
-      return buildsCli(rest);
+      return (await load.builds()).buildsCli(rest);
     case 'workflows':
-      return workflowsCli(rest);
+      return (await load.workflows()).workflowsCli(rest);
     case 'runs':
-      return runsCli(rest);
+      return (await load.workflows()).runsCli(rest);
     case 'skills':
-      return skillsCli(rest);
+      return (await load.skills()).skillsCli(rest);
     case 'attachments':
-      return attachmentsCli(rest);
+      return (await load.files()).attachmentsCli(rest);
     case 'files':
-      return filesCli(rest);
+      return (await load.files()).filesCli(rest);
     case 'identity':
-      return identityCli(rest);
+      return (await load.files()).identityCli(rest);
     case 'tasks':
-      return tasksCli(rest);
+      return (await load.agentCalls()).tasksCli(rest);
     case 'model':
-      return modelCli(rest);
+      return (await load.model()).modelCli(rest);
     case undefined:
     case 'help':
     case '--help':
-      process.stdout.write(USAGE);
+      process.stdout.write(await usage());
       return;
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+      throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${await usage()}`);
   }
 }
 

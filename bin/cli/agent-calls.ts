@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadConfig, urls } from '../../runtime/index.ts';
+import { loadConfig, urls } from '../../runtime/core/config/index.ts';
 import { a2aCall, a2aStream, artifactDelta, rpcError, textOf, type A2aTarget } from './a2a-client.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt } from 'jose';
-import { loadConfig, urls } from '../../runtime/index.ts';
+import { loadConfig, urls } from '../../runtime/core/config/index.ts';
 import { loadLogin, removeLogin, saveLogin } from './credentials.ts';
 import { httpJson } from './http.ts';
 import { CommandError, print } from './output.ts';
