@@ -51,6 +51,11 @@ export interface AgentTaskInput {
   visible?: boolean;
   /** The tool calls of a first model turn taken before the actor existed: the run starts at their round. */
   calls?: ToolCallPlan[];
+  /**
+   * Nobody asked to watch the answer form (a blocking SendMessage): model turns are asked whole, not streamed. A
+   * client that subscribes meanwhile gets the answer as one artifact update.
+   */
+  quiet?: boolean;
 }
 
 /** An A2A message of the agent (parts as on the wire). */
@@ -77,6 +82,8 @@ export interface StepInput {
   step: number;
   /** Whether the run is a task already (text the model streams is the task's artifact). */
   visible: boolean;
+  /** See AgentTaskInput.quiet. */
+  quiet?: boolean;
 }
 
 export type ModelTurnOutput = { kind: 'reply'; text: string; messageId: string; at: string } | { kind: 'tools'; calls: ToolCallPlan[]; at: string };
@@ -112,7 +119,7 @@ export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string } | GateRe
 export type AgentTaskEmitted =
   | { type: 'task.visible'; at: string }
   | { type: 'task.reply'; message: AgentMessage }
-  | { type: 'task.artifact'; artifactId: string; text: string }
+  | { type: 'task.artifact'; artifactId: string; text: string; /** The answer's message id in the thread (the task's history). */ messageId?: string }
   | { type: 'task.status'; state: AgentTaskState; at: string; message?: AgentMessage };
 
 export const agentTaskAddressOf = (accountId: string, agentId: string, taskKey: string) => `agent-task/${accountId}/${agentId}:${taskKey}`;
@@ -135,6 +142,7 @@ const stepInput = (context: AgentTaskContext): StepInput => ({
   caller: context.caller,
   step: context.step,
   visible: context.visible,
+  ...(context.quiet ? { quiet: true } : {}),
 });
 
 export const agentTaskMachine = setup({
@@ -153,7 +161,12 @@ export const agentTaskMachine = setup({
       return { answer: { text: out.text, messageId: out.messageId }, statusAt: out.at };
     }),
     complete: assign({ state: 'TASK_STATE_COMPLETED' as const }),
-    announceArtifact: emit(({ context }) => ({ type: 'task.artifact' as const, artifactId: answerArtifactId(context.taskId), text: context.answer?.text ?? '' })),
+    announceArtifact: emit(({ context }) => ({
+      type: 'task.artifact' as const,
+      artifactId: answerArtifactId(context.taskId),
+      text: context.answer?.text ?? '',
+      messageId: context.answer?.messageId ?? '',
+    })),
     announceReply: emit(({ context }) => ({ type: 'task.reply' as const, message: agentMessage(context, context.answer?.messageId ?? '', context.answer?.text ?? '') })),
     announceStatus: emit(({ context }) => ({
       type: 'task.status' as const,

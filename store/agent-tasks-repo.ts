@@ -202,11 +202,27 @@ function upsertTask(arg: (v: unknown) => string, guard: string | null, scope: Ag
 }
 
 const TASK_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'boolean', 'text', 'jsonb', 'timestamptz', 'jsonb'];
+const RECORD_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'jsonb'];
 
-/** A task's row written by an AgentTask's turn, in the turn's own statement (its projection). */
+/**
+ * A task's row written by an AgentTask's turn, in the turn's own statement (its projection), and with it a record of
+ * its thread (`record`: the answer of the turn that ends the run, so the task's end and its answer commit together).
+ */
 export const taskRowWrite =
-  (scope: AgentScope, id: string, t: TaskWrite): RowWrites =>
-  ({ arg, wrote }) => [upsertTask(arg, wrote, scope, id, t)];
+  (scope: AgentScope, id: string, t: TaskWrite, record?: ThreadRecordInput): RowWrites =>
+  ({ arg, wrote }) => {
+    const task = upsertTask(arg, wrote, scope, id, t);
+    if (!record) return [task];
+    const values = [scope.accountId, scope.agentId, t.ownerId, t.contextId, record.messageId, record.taskId, record.kind, JSON.stringify(record.body)].map(arg);
+    const typed = values.map((v, i) => `${v}::${RECORD_TYPES[i]}`).join(', ');
+    // A thread deleted meanwhile (with its agent) takes no record, and must not fail the turn's statement.
+    return [
+      task,
+      `insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body) select ${typed}
+       where ${wrote} and exists (select 1 from agent_threads where account_id = ${values[0]}::uuid and agent_id = ${values[1]}::uuid and owner_id = ${values[2]}::text and id = ${values[3]}::text)
+       on conflict (account_id, agent_id, owner_id, thread_id, message_id) do nothing`,
+    ];
+  };
 
 /** The AgentTask actors' projection: written in their turns, read by GetTask and ListTasks on any node. */
 export function agentTasksRepo(db: Queryable) {

@@ -2,11 +2,11 @@ import type { ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../..
 import type { Store, ThreadRecordInput } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
 import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
-import { TERMINAL, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
-import { runEvents, runFrames, type Follow } from './run-stream.ts';
+import { TERMINAL, type A2aArtifact, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
+import { runEvents, runFrames, type Follow, type RunStreamOptions } from './run-stream.ts';
 import { isFrame, type RunEvent } from './run-tools.ts';
-import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun, type RunStartDeps } from './run-start.ts';
-import { historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
+import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun, type RunStartDeps, type StartedRun } from './run-start.ts';
+import { DEFAULT_HISTORY, historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
 import { gateDecisionOf, rejectionMessage, submitDecision, type GateDecisionPart } from './gate-resume.ts';
 import type { ApprovalGates } from '../approvals/index.ts';
 
@@ -44,8 +44,29 @@ export interface SendHooks {
  */
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const scopeOf = (c: A2aCaller) => ({ accountId: c.accountId, agentId: c.agentId });
-  const frames = (run: { address: string; taskId: string; contextId: string; scope: { accountId: string; agentId: string }; resumedGate?: string }) =>
-    runFrames({ follow: deps.follow, store: deps.store }, run.address, run.scope, run);
+  const frames = (run: { address: string; taskId: string; contextId: string; scope: { accountId: string; agentId: string }; resumedGate?: string }, opts?: Pick<RunStreamOptions, 'answered'>) =>
+    runFrames({ follow: deps.follow, store: deps.store }, run.address, run.scope, run, opts);
+
+  /**
+   * A blocking send's answer: the run followed to its end (or an interrupt). A completed run is answered from its
+   * frames, since the turn that sent them committed the task's row and its answer's message together; the client's
+   * message is the one this request wrote. Any other end is read back from the row.
+   */
+  async function awaitRun(c: A2aCaller, run: PreparedRun, started: StartedRun, historyLength: number | undefined): Promise<A2aTask> {
+    let status: A2aTask['status'] | undefined;
+    let artifact: A2aArtifact | undefined;
+    let answerId: string | undefined;
+    for await (const frame of frames(started, { answered: (id) => (answerId = id) })) {
+      if ('message' in frame || c.signal.aborted) break;
+      if ('artifactUpdate' in frame && frame.artifactUpdate.lastChunk) artifact = frame.artifactUpdate.artifact;
+      if ('statusUpdate' in frame) status = frame.statusUpdate.status;
+    }
+    if (status?.state !== 'TASK_STATE_COMPLETED' || !artifact || answerId === undefined || c.signal.aborted) return snapshot(c, run.taskId, historyLength);
+    const n = Math.min(historyLength ?? DEFAULT_HISTORY, 1000);
+    const answer: A2aMessage = { messageId: answerId, role: 'ROLE_AGENT', parts: artifact.parts, contextId: run.contextId, taskId: run.taskId };
+    const history = n === 0 ? undefined : [run.user.record.body as A2aMessage, answer].slice(-n);
+    return { id: run.taskId, contextId: run.contextId, status, artifacts: [artifact], ...(history ? { history } : {}) };
+  }
 
   /**
    * A message carrying a gate decision (spec §3, §4.3): for the caller's own task, which must be in that context.
@@ -160,10 +181,8 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       }
       const first = await firstTurn(run, hooks);
       if ('message' in first || 'task' in first) return first;
-      for await (const frame of frames(await launchRun(deps, run, { visible: true, calls: first.calls, at: first.at, ...hooks }))) {
-        if ('message' in frame || c.signal.aborted) break;
-      }
-      return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };
+      const started = await launchRun(deps, run, { visible: true, quiet: true, calls: first.calls, at: first.at, ...hooks });
+      return { task: await awaitRun(c, run, started, params.configuration?.historyLength) };
     },
 
     async *sendStreamingMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): AsyncGenerator<A2aStreamResponse> {

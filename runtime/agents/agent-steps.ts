@@ -10,6 +10,7 @@ import type { ApprovalGates } from '../approvals/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
 import { agentTaskAddressOf } from '../../actors/index.ts';
 import { taskKey } from './task-views.ts';
+import { runHistories } from './run-histories.ts';
 import { HISTORY_WINDOW, modelMessages, type ToolCallsBody, type ToolResultsBody } from './thread-history.ts';
 
 /** What a tool result may put into the model's context; longer output is cut (the model is told so). */
@@ -41,10 +42,28 @@ const resultsRecordId = (i: StepInput) => `${i.taskId}/step-${i.step}/results`;
 /** The answer's A2A message id. */
 export const replyMessageId = (i: StepInput) => `${i.taskId}/reply-${i.step}`;
 
-/** The step's own deadline joined with the run's cancellation. */
+/**
+ * The step's own deadline joined with the run's cancellation; `done` when the step ends. (A controller and a timer:
+ * AbortSignal.timeout with AbortSignal.any costs several times more, and every step of every run takes one.)
+ */
 function stepSignal(ctx: Pick<EffectContext, 'signal'>, ms: number) {
-  const timeout = AbortSignal.timeout(ms);
-  return { signal: AbortSignal.any([ctx.signal, timeout]), timedOut: () => timeout.aborted && !ctx.signal.aborted };
+  const controller = new AbortController();
+  let late = false;
+  const onAbort = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    late = true;
+    controller.abort(new DOMException(`the step took more than ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  return {
+    signal: controller.signal,
+    timedOut: () => late && !ctx.signal.aborted,
+    done() {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -66,6 +85,7 @@ export function agentSteps(deps: AgentStepDeps) {
       return agentCache.set(agentId, loading);
     },
   };
+  const histories = runHistories(deps.now);
   const visibleTools = (i: StepInput) => deps.tools.visible({ kind: 'agent', id: i.agentId, accountId: i.accountId }, callerOf(i));
 
   /** The effect: a step run again finds the record it wrote before and answers from it. */
@@ -73,8 +93,15 @@ export function agentSteps(deps: AgentStepDeps) {
     // A first attempt has nothing to find: each step is entered once, so only a restarted effect may have written.
     const [done] = ctx.attempt > 1 ? await deps.store.agentThreads.find(scopeOf(input), input.contextId, [turnRecordId(input), replyMessageId(input)]) : [];
     if (done) return turnOutput(done.kind === 'tool_calls' ? { calls: (done.body as ToolCallsBody).calls } : { text: replyText(done.body) }, input, deps.now());
+    // A step started again reads the store: what this node held may miss what another attempt wrote.
+    if (ctx.attempt > 1) histories.end(input.taskId);
     const { output, record } = await turn(input, ctx, null);
-    await deps.store.agentThreads.appendStep(scopeOf(input), input.contextId, record);
+    // The answer ends the run: the turn that takes it writes it to the thread, with the task's end (agentTaskProjection).
+    if (output.kind === 'reply') histories.end(input.taskId);
+    else {
+      await deps.store.agentThreads.appendStep(scopeOf(input), input.contextId, record);
+      histories.append(input.taskId, record);
+    }
     return output;
   }
 
@@ -88,9 +115,10 @@ export function agentSteps(deps: AgentStepDeps) {
     const agent = await agents.get(input.accountId, input.agentId);
     if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', 'the agent of this task no longer exists');
     const tools = await visibleTools(input);
-    const stored = pending?.newThread ? [] : await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW);
+    const kept = pending ? undefined : histories.get(input.taskId);
+    const stored = kept ?? (pending?.newThread ? [] : await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW));
     const history = pending ? [...stored, { ...pending.record, seq: 0, createdAt: '' }] : stored;
-    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
+    const { signal, timedOut, done } = stepSignal(ctx, deps.stepTimeoutMs);
     let said: Said;
     try {
       const request: ModelRequest = {
@@ -101,21 +129,23 @@ export function agentSteps(deps: AgentStepDeps) {
         abortSignal: signal,
         maxRetries: 1,
       };
-      // Chunks matter only to a task's streams: a turn before the run is a task (a bare reply is sent whole) is asked
-      // whole, one JSON answer with no stream to parse.
-      said = input.visible ? await streamed(request, ctx.progress) : await whole(request);
+      // Chunks matter only to a task's streams: a turn before the run is a task (a bare reply is sent whole), or of a
+      // run nobody watches form, is asked whole, one JSON answer with no stream to parse.
+      said = input.visible && !input.quiet ? await streamed(request, ctx.progress) : await whole(request);
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
       throw new PlatformError('MODEL_FAILED', `the model ${agent.model} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    } finally {
+      done();
     }
     const { text, calls } = said;
     if (calls.length) {
       const body: ToolCallsBody = { calls, ...(text ? { text } : {}) };
-      return { output: turnOutput({ calls }, input, deps.now()), record: { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls' as const, body } };
+      return { history, output: turnOutput({ calls }, input, deps.now()), record: { messageId: turnRecordId(input), taskId: input.taskId, kind: 'tool_calls' as const, body } };
     }
     const message = { messageId: replyMessageId(input), role: 'ROLE_AGENT', parts: [{ text }], contextId: input.contextId, ...(input.visible ? { taskId: input.taskId } : {}) };
-    return { output: turnOutput({ text }, input, deps.now()), record: { messageId: message.messageId, taskId: input.taskId, kind: 'agent' as const, body: message } };
+    return { history, output: turnOutput({ text }, input, deps.now()), record: { messageId: message.messageId, taskId: input.taskId, kind: 'agent' as const, body: message } };
   }
 
   /**
@@ -125,10 +155,11 @@ export function agentSteps(deps: AgentStepDeps) {
    * AgentTask (which starts at the tool round). False `written`: the thread held that message id already.
    */
   async function firstTurn(input: StepInput, signal: AbortSignal, user: { record: ThreadRecordInput; newThread: boolean }) {
-    const { output, record } = await turn(input, { signal, progress: () => {} }, user);
+    const { output, record, history } = await turn(input, { signal, progress: () => {} }, user);
     // A reply is the run's last write and must be on disk when the client reads it; tool calls go on in an AgentTask
     // whose creation commits (synchronously) right after.
     const written = await deps.store.agentThreads.start(scopeOf(input), input.contextId, [user.record, record], { durable: output.kind === 'reply' });
+    if (written && output.kind === 'tools') histories.start(input.taskId, history, record);
     return { output, written };
   }
 
@@ -172,13 +203,15 @@ export function agentSteps(deps: AgentStepDeps) {
       }
       plan.push(decision.decision === 'allow' ? { call, entry } : { call, entry, refused: `The call was refused: ${decision.reason}.` });
     }
-    const { signal, timedOut } = stepSignal(ctx, deps.stepTimeoutMs);
+    const step = stepSignal(ctx, deps.stepTimeoutMs);
+    const { signal, timedOut } = step;
     const results: ToolResultsBody['results'] = [];
     // Each call and its result go to the task's streams as progress (AG-UI shows them; A2A frames skip them).
     const settle = (r: ToolResultsBody['results'][number]) => {
       results.push(r);
       ctx.progress({ step: input.step, toolResult: r });
     };
+    try {
     for (const { call, entry, refused } of plan) {
       if (refused !== undefined || !entry) {
         settle({ id: call.id, name: call.name, isError: true, output: refused ?? '' });
@@ -189,7 +222,13 @@ export function agentSteps(deps: AgentStepDeps) {
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
       settle({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });
     }
-    await deps.store.agentThreads.appendStep(scope, input.contextId, { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody });
+    } finally {
+      step.done();
+    }
+    const record: ThreadRecordInput = { messageId: resultsRecordId(input), taskId: input.taskId, kind: 'tool_results', body: { results } satisfies ToolResultsBody };
+    await deps.store.agentThreads.appendStep(scope, input.contextId, record);
+    if (ctx.attempt === 1) histories.append(input.taskId, record);
+    else histories.end(input.taskId);
     return resultsOutput(results, deps.now());
   }
 

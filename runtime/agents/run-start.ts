@@ -123,7 +123,7 @@ export async function messageReused(deps: RunStartDeps, run: PreparedRun): Promi
 export async function launchRun(
   deps: RunStartDeps,
   run: PreparedRun,
-  opts: { visible: boolean; calls?: ToolCallPlan[]; at?: string; /** Runs once the task exists, before its run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
+  opts: { visible: boolean; calls?: ToolCallPlan[]; at?: string; /** See AgentTaskInput.quiet. */ quiet?: boolean; /** Runs once the task exists, before its run starts (inline push configs). */ onTask?: (taskId: string) => Promise<unknown> },
 ): Promise<StartedRun> {
   // A minted id (a random UUID) is nobody's yet: the actor's first commit writes its row (the projection upserts),
   // unless something must attach to the task before it runs.
@@ -140,6 +140,7 @@ export async function launchRun(
       maxSteps: deps.maxSteps,
       at: opts.at ?? run.at,
       visible: opts.visible,
+      ...(opts.quiet ? { quiet: true } : {}),
       ...(opts.calls?.length ? { calls: opts.calls } : {}),
     };
     const address = addressOf(run.scope, run.taskId);

@@ -22,14 +22,21 @@ export async function* runFrames(
   address: string,
   scope: AgentScope,
   run: { taskId: string; contextId: string; resumedGate?: string },
+  opts: Pick<RunStreamOptions, 'answered'> = {},
 ): AsyncGenerator<A2aStreamResponse> {
-  for await (const e of runEvents(deps, address, scope, run)) if (isFrame(e)) yield e;
+  for await (const e of runEvents(deps, address, scope, run, opts)) if (isFrame(e)) yield e;
 }
 
 /** What a stream that shows tool calls needs: the caller's thread, and the calls a first turn taken in the request planned. */
 export interface RunTools {
   thread: ThreadScope;
   calls?: ToolCallPlan[];
+}
+
+export interface RunStreamOptions {
+  tools?: RunTools;
+  /** Told the thread's message id of the answer, with its artifact frame (a blocking send shows it as history). */
+  answered?: (messageId: string) => void;
 }
 
 /**
@@ -41,7 +48,7 @@ export async function* runEvents(
   address: string,
   scope: AgentScope,
   run: { taskId: string; contextId: string; resumedGate?: string },
-  opts: { tools?: RunTools } = {},
+  opts: RunStreamOptions = {},
 ): AsyncGenerator<RunEvent> {
   const { taskId, contextId } = run;
   const tools = opts.tools ? toolTracker(deps, opts.tools.thread, run) : null;
@@ -127,6 +134,7 @@ export async function* runEvents(
       if (e.type === 'task.artifact') {
         yield* await told();
         answered = true;
+        if (e.messageId) opts.answered?.(e.messageId);
         yield { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: e.artifactId, parts: [{ text: e.text }] }, append: false, lastChunk: true } };
       } else if (e.type === 'task.status') {
         if (e.state !== 'TASK_STATE_WORKING') yield* await told();

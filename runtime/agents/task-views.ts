@@ -19,12 +19,16 @@ export const answerArtifact = (taskId: string, text: string): A2aArtifact => ({ 
 
 /**
  * Writes an AgentTask's row in each turn's own statement: what GetTask and ListTasks read on any node. A bare reply
- * keeps its row hidden, with the reply as its status message (a waiting SendMessage reads it there).
+ * keeps its row hidden, with the reply as its status message (a waiting SendMessage reads it there). The turn that
+ * ends on the answer writes the answer to the thread too (agentSteps leaves it to this statement): the task's end and
+ * its answer commit together, in one round trip.
  */
 export const agentTaskProjection: RowProjection = ({ after }) => {
   const c = after.context as unknown as AgentTaskContext;
   const answered = after.value === 'answered';
   const reply: A2aMessage | null = answered && c.answer ? { messageId: c.answer.messageId, role: 'ROLE_AGENT', parts: [{ text: c.answer.text }], contextId: c.contextId } : null;
+  const ended = (answered || after.value === 'completed') && c.answer;
+  const record = ended ? { messageId: c.answer!.messageId, taskId: c.taskId, kind: 'agent' as const, body: answerMessage(c) } : undefined;
   return taskRowWrite({ accountId: c.accountId, agentId: c.agentId }, c.taskId, {
     contextId: c.contextId,
     ownerId: c.caller.principalId,
@@ -33,8 +37,17 @@ export const agentTaskProjection: RowProjection = ({ after }) => {
     statusMessage: reply ?? c.statusMessage,
     statusAt: c.statusAt,
     artifacts: c.state === 'TASK_STATE_COMPLETED' && c.answer ? [answerArtifact(c.taskId, c.answer.text)] : [],
-  });
+  }, record);
 };
+
+/** The answer as the thread keeps it (and as a task's history shows it). */
+export const answerMessage = (c: Pick<AgentTaskContext, 'answer' | 'contextId' | 'taskId' | 'visible'>): A2aMessage => ({
+  messageId: c.answer?.messageId ?? '',
+  role: 'ROLE_AGENT',
+  parts: [{ text: c.answer?.text ?? '' }],
+  contextId: c.contextId,
+  ...(c.visible ? { taskId: c.taskId } : {}),
+});
 
 /** A task as the wire shows it, from its row (and its history, when asked for). */
 export function taskView(row: AgentTaskRow, opts: { artifacts: boolean; history?: A2aMessage[] }): A2aTask {

@@ -33,7 +33,7 @@ describe('AgentTask statechart', () => {
     expect(done.value).toBe('completed');
     expect(done.context).toMatchObject({ state: 'TASK_STATE_COMPLETED', statusAt: '2026-11-24T10:00:05.000Z', step: 1 });
     expect(done.emitted).toEqual([
-      { type: 'task.artifact', artifactId: 't1:answer', text: 'The sum is 3.' },
+      { type: 'task.artifact', artifactId: 't1:answer', text: 'The sum is 3.', messageId: 't1/reply-0' },
       { type: 'task.status', state: 'TASK_STATE_COMPLETED', at: '2026-11-24T10:00:05.000Z' },
     ]);
   });

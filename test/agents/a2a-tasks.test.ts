@@ -45,6 +45,12 @@ describe.each(drivers)('agent runs over A2A (SendMessage, tasks, threads) on %s'
     expect(t.history[0]).toMatchObject({ parts: [{ text: 'please add 2 and 40' }], taskId: t.id, contextId: t.contextId });
     const got = (await call(p, 'GetTask', { id: t.id })).json.result;
     expect(got).toEqual(t);
+    // The blocking answer is built from the run's end; it shows what GetTask shows, for any historyLength.
+    for (const historyLength of [0, 1, 2, 5]) {
+      const r = (await send(p, 'please add 2 and 40', { configuration: { historyLength } })).json.result.task;
+      expect(r.history?.length).toBe(historyLength === 0 ? undefined : Math.min(historyLength, 2));
+      expect((await call(p, 'GetTask', { id: r.id, historyLength })).json.result).toEqual(r);
+    }
   });
 
   it('[A2A-TASK-17] [A2A-TASK-18] [A2A-TASK-19] contextId is the thread: omitted starts one, echoed continues it', async () => {
