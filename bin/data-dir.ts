@@ -10,6 +10,8 @@ import path from 'node:path';
 export interface NodeFile {
   pid: number;
   url: string;
+  /** The management API's public URL (what the CLI calls when nothing else names one). */
+  api_url?: string;
   operator_token: string;
   started_at: string;
 }

@@ -1,10 +1,13 @@
-import { ConfigError } from '../runtime/core/config/index.ts';
-import { CommandError, UsageError } from './cli/output.ts';
+import { describeFailure } from './cli/failure.ts';
+import { helpFor, versionText } from './cli/help.ts';
+import { UsageError } from './cli/output.ts';
 
 // Each command's module is loaded when that command runs: most commands need none of the runtime, and loading all of
 // them (and through them the whole runtime) made every command take about two seconds to start.
 const load = {
   admin: () => import('./cli/admin.ts'),
+  /** The operator commands' table and usage lines, without the runtime the commands load. */
+  adminUsage: () => import('./cli/admin-commands.ts'),
   agentCalls: () => import('./cli/agent-calls.ts'),
   auth: () => import('./cli/auth.ts'),
   capabilities: () => import('./cli/capabilities.ts'),
@@ -18,12 +21,13 @@ const load = {
   model: () => import('./cli/model.ts'),
   serve: () => import('./cli/serve.ts'),
   viz: () => import('./cli/viz.ts'),
+  devCert: () => import('./cli/dev-cert.ts'),
 };
 
 /** The whole usage text: every command module's own part (loading them all, so only for help and mistakes). */
 async function usage(): Promise<string> {
-  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE }, { AUTONOMY_USAGE }, { FILES_USAGE }, { SKILLS_USAGE }, { WORKFLOWS_USAGE }, { BUILDS_USAGE }, { MODEL_USAGE }, { VIZ_USAGE }] = await Promise.all([
-    load.admin(),
+  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE }, { AUTONOMY_USAGE }, { FILES_USAGE }, { SKILLS_USAGE }, { WORKFLOWS_USAGE }, { BUILDS_USAGE }, { MODEL_USAGE }, { VIZ_USAGE }, { DEV_CERT_USAGE }, { PLUGINS_USAGE }] = await Promise.all([
+    load.adminUsage(),
     load.agentCalls(),
     load.autonomy(),
     load.files(),
@@ -32,18 +36,18 @@ async function usage(): Promise<string> {
     load.builds(),
     load.model(),
     load.viz(),
+    load.devCert(),
+    load.plugins(),
   ]);
   return `usage: platform <command>
 
   platform serve                          run a node (embedded defaults, or DATABASE_URL)
+${DEV_CERT_USAGE}
   platform login [--api-url URL]          sign in with the device flow; stores a one-hour token
   platform logout                         forget the stored token
   platform whoami [--json]                who the stored token belongs to, and whether it still works
   platform capabilities list [--json]     list the account's capabilities
-  platform plugins pack <dir> [--out f]    make a .npack of a plugin folder
-  platform plugins upload <file.npack>    upload it (prints capability, version, files processed, warnings)
-  platform plugins list [--json]          the account's plugins and their versions
-  platform plugins activate <id> <n>      make version n of a plugin the one that serves
+${PLUGINS_USAGE}
   platform cluster up [--nodes 3]         start N local nodes on PostgreSQL and NATS (Ctrl-C stops them)
   platform cluster status [--json]        members, shards per node, lease ages, active actors
 ${AUTONOMY_USAGE}
@@ -61,11 +65,26 @@ ${ADMIN_USAGE}
 `;
 }
 
+/** `--help` (or `-h`) anywhere after a command: that command's usage, not its work. */
+const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
+
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === 'version') {
+    process.stdout.write(versionText());
+    return;
+  }
+  if (command !== undefined && !command.startsWith('-') && command !== 'help' && wantsHelp(rest)) {
+    const text = helpFor(await usage(), [command, ...rest.filter((a) => !a.startsWith('-'))]);
+    if (text === null) throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${await usage()}`);
+    process.stdout.write(text);
+    return;
+  }
   switch (command) {
     case 'serve':
       return (await load.serve()).serveCli();
+    case 'dev-cert':
+      return (await load.devCert()).devCertCli(rest);
     case 'admin':
       return (await load.admin()).adminCli(rest);
     case 'login':
@@ -91,7 +110,7 @@ async function main(argv: string[]) {
       if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return (await load.files()).agentHomeCli(rest);
       if (rest[0] === 'skills') return (await load.skills()).agentSkillsCli(rest.slice(1));
       if (rest[0] !== 'list' && rest[0] !== 'show') {
-        const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE }, { FILES_USAGE }] = await Promise.all([load.admin(), load.agentCalls(), load.files()]);
+        const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE }, { FILES_USAGE }] = await Promise.all([load.adminUsage(), load.agentCalls(), load.files()]);
         throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       }
       return (await load.admin()).agentsCli(rest);
@@ -114,30 +133,25 @@ async function main(argv: string[]) {
     case 'model':
       return (await load.model()).modelCli(rest);
     case undefined:
-    case 'help':
     case '--help':
+    case '-h':
       process.stdout.write(await usage());
       return;
+    case 'help': {
+      // `platform help <command…>`: the same as `platform <command…> --help`.
+      const text = rest.length ? helpFor(await usage(), rest) : await usage();
+      if (text === null) throw new UsageError(`unknown command ${JSON.stringify(rest.join(' '))}\n\n${await usage()}`);
+      process.stdout.write(text);
+      return;
+    }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${await usage()}`);
   }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  const json = process.argv.includes('--json');
-  if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(2);
-  }
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(2);
-  }
-  if (err instanceof CommandError) {
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message } })}\n`);
-    process.stderr.write(`error: ${err.message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exit(1);
+  const failure = describeFailure(err, process.argv[2]);
+  if (failure.exitCode === 1 && process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message.replace(/^error: /, '') } })}\n`);
+  process.stderr.write(`${failure.message}\n`);
+  process.exit(failure.exitCode);
 });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { listen, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
-import { connectNats, createNatsBus, createServices, seedDemoTenant, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
+import { listen, readTlsCredentials, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
+import { connectNats, createNatsBus, createServices, seedDemoTenant, urls, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
@@ -45,9 +45,12 @@ export async function startPlatform(opts: {
   /** Tests only: how outbound requests resolve names (the egress resolver seam). */
   egressResolve?: EgressResolver;
 }): Promise<PlatformNode> {
-  const logger = opts.logger ?? createLogger(opts.config.logLevel);
+  const logger = opts.logger ?? createLogger(opts.config.logLevel, undefined, opts.config.logFormat);
   const { maxConnectionsPerAddress, writeTimeoutMs } = opts.config;
-  const listener: Listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger);
+  // Read before the port is bound: a bad certificate or key stops the start with a ConfigError naming the setting.
+  const tls = opts.config.tls ? readTlsCredentials(opts.config.tls) : undefined;
+  const listener: Listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger, tls);
+  if (tls) logger.info({ names: tls.subjectAltName, validTo: tls.validTo.toISOString() }, 'serving HTTPS');
   // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
   const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
   let opened: { store: Store; release: () => void };
@@ -83,7 +86,7 @@ export async function startPlatform(opts: {
     const nodeFile = opts.writeNodeFile ?? !opts.store;
     if (nodeFile) {
       ensureDataDir(config.dataDir);
-      writeNodeFile(config.dataDir, { pid: process.pid, url: edge.localUrl, operator_token: operatorToken, started_at: new Date().toISOString() });
+      writeNodeFile(config.dataDir, { pid: process.pid, url: edge.localUrl, api_url: urls(config).api, operator_token: operatorToken, started_at: new Date().toISOString() });
     }
     const svc = services;
     let closing: Promise<void> | undefined;

@@ -1,14 +1,31 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import { ERRORS, type Services } from '../runtime/index.ts';
-import { installConnectionGuard, routeHost, type HostRoute } from './http/index.ts';
-import { managementApp, MANAGEMENT_SERVICES } from './management/index.ts';
+import { ERRORS, type Services, type Surface } from '../runtime/index.ts';
+import { countRefusals, installConnectionGuard, routeHost, type HostRoute } from './http/index.ts';
+import { managementApp, MANAGEMENT_SERVICES, METRICS_PATH } from './management/index.ts';
 import { mcpSurface, MCP_SERVICES } from './mcp/index.ts';
 import { a2aSurface, A2A_SERVICES, type A2aBackend } from './a2a/index.ts';
+import type { TlsCredentials } from './tls-credentials.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The metrics' name of the part that answers a Host (a fixed set: never the Host itself, which names a tenant's). */
+const SURFACE_OF: Record<HostRoute['surface'], Surface> = { management: 'management', mcp: 'mcp', agent: 'a2a', unknown: 'edge' };
+
+/**
+ * Prometheus scrapes every node at its own address and cannot set a Host header, so `/metrics` is answered by the
+ * management app at a Host that names no surface too (a node's IP or host name). It stays the operator's: the
+ * route's own check admits the request or refuses it.
+ */
+function scrapeAtAnyHost(route: HostRoute, url: string | undefined): HostRoute {
+  if (route.surface !== 'unknown' || !url?.startsWith(METRICS_PATH)) return route;
+  const path = url.split('?', 1)[0];
+  return path === METRICS_PATH ? { surface: 'management' } : route;
+}
 
 const pick = <T, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 
@@ -58,9 +75,10 @@ function hostCount(req: IncomingMessage): number {
 }
 
 export interface Listener {
+  /** An https.Server when the node serves TLS (the same HTTP server API over TLS sockets). */
   server: http.Server;
   port: number;
-  /** Loopback URL of this node (what a local CLI or launcher uses). */
+  /** Loopback URL of this node (what a local CLI or launcher uses): https when it serves TLS. */
   url: string;
   attach(handler: Handler): void;
 }
@@ -78,15 +96,23 @@ export interface ConnectionLimits {
  * Binds the port before anything else exists, so that with port 0 the real port is known when public URLs (and the
  * token issuer) are derived. Requests that arrive before the apps are attached get a 503.
  */
-export async function listen(port: number, host: string, limits: ConnectionLimits, logger?: Logger): Promise<Listener> {
+export async function listen(port: number, host: string, limits: ConnectionLimits, logger?: Logger, tls?: Pick<TlsCredentials, 'cert' | 'key'>): Promise<Listener> {
   let handler: Handler = (_req, res) => {
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
     res.end(JSON.stringify({ category: 'unavailable', code: 'EDGE_STARTING', message: 'the node is starting' }));
   };
-  const server = http.createServer((req, res) => handler(req, res));
+  const serve: Handler = (req, res) => handler(req, res);
+  // With a certificate the one port speaks HTTPS only (docs/https.md: why there is no plain-HTTP redirect). The
+  // handshake gets the same bound as the headers that follow it.
+  const server: http.Server = tls ? https.createServer({ cert: tls.cert, key: tls.key, handshakeTimeout: 30_000 }, serve) : http.createServer(serve);
   // Requests Node's parser refuses (malformed, headers past 16 KiB, a timeout) get the platform's JSON error too.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+    // Plain HTTP sent to the HTTPS port: no TLS session exists to answer in, so the answer goes to the TCP socket
+    // under the TLS one in plain text (as nginx does), and the client learns why instead of reading an empty reply.
+    const plain = err.code === 'ERR_SSL_HTTP_REQUEST' ? (socket as { _parent?: Duplex | null })._parent : null;
+    if (plain?.writable) return void plain.end(rawError(400, 'invalid_request', 'EDGE_BAD_REQUEST', 'this port serves HTTPS: send the request to the https:// URL'));
+    // A failed handshake (the client refused the certificate, spoke no TLS, timed out) has no session to answer in.
+    if (err.code === 'ECONNRESET' || !socket.writable || /^ERR_(SSL|TLS)_/.test(err.code ?? '')) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const reason = status === 431 ? 'the request line and headers are larger than 16 KiB' : status === 408 ? 'the request did not arrive in time' : 'the HTTP request could not be parsed';
     socket.end(rawError(status, 'invalid_request', 'EDGE_BAD_REQUEST', reason));
@@ -101,7 +127,9 @@ export async function listen(port: number, host: string, limits: ConnectionLimit
     maxPerAddress: cap,
     writeTimeoutMs: limits.writeTimeoutMs,
     sweepMs: limits.sweepMs,
-    refusal: rawError(503, 'overloaded', 'EDGE_TOO_MANY_CONNECTIONS', `${ERRORS.EDGE_TOO_MANY_CONNECTIONS.message} (at most ${cap})`, { 'retry-after': '1' }),
+    // Refused before any handshake: over TLS a plain-text answer would only garble the client's handshake, so the
+    // connection is just closed.
+    refusal: tls ? '' : rawError(503, 'overloaded', 'EDGE_TOO_MANY_CONNECTIONS', `${ERRORS.EDGE_TOO_MANY_CONNECTIONS.message} (at most ${cap})`, { 'retry-after': '1' }),
     logger,
   });
   await new Promise<void>((resolve, reject) => {
@@ -109,7 +137,7 @@ export async function listen(port: number, host: string, limits: ConnectionLimit
     server.listen(port, host, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
-  return { server, port: bound, url: `http://127.0.0.1:${bound}`, attach: (h) => (handler = h) };
+  return { server, port: bound, url: `${tls ? 'https' : 'http'}://127.0.0.1:${bound}`, attach: (h) => (handler = h) };
 }
 
 export async function startEdge(opts: {
@@ -143,15 +171,22 @@ export async function startEdge(opts: {
   };
 
   const { server, port } = opts.listener;
+  const { http: requests } = s.metrics;
+  s.metrics.observe({ refusals: countRefusals(server) });
   opts.listener.attach((req, res) => {
-    if (hostCount(req) > 1) return edgeError(req, res, 400, 'invalid_request', 'EDGE_BAD_REQUEST', 'the request has more than one Host header');
-    return dispatch(routeHost(req.headers.host, domain), req, res);
+    if (hostCount(req) > 1) {
+      requests.track('edge', req, res);
+      return edgeError(req, res, 400, 'invalid_request', 'EDGE_BAD_REQUEST', 'the request has more than one Host header');
+    }
+    const route = scrapeAtAnyHost(routeHost(req.headers.host, domain), req.url);
+    requests.track(SURFACE_OF[route.surface], req, res);
+    return dispatch(route, req, res);
   });
 
   return {
     server,
     port,
-    localUrl: `http://127.0.0.1:${port}`,
+    localUrl: opts.listener.url,
     async close() {
       state.draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

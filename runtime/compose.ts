@@ -1,10 +1,11 @@
 import { KINDS, type KindName } from '../actors/index.ts';
 import type { Store } from '../store/index.ts';
-import { createActorHost, shardOf, type ActorHost, type ActorKind, type ActorSystem, type EffectImpl } from './core/actor-host/index.ts';
+import { createActorHost, shardOf, SHARD_COUNT, type ActorHost, type ActorKind, type ActorSystem, type EffectImpl } from './core/actor-host/index.ts';
 import { startClusterNode, type ClusterNode, type MemberInfo, type ShardManager } from './core/cluster/index.ts';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { availableParallelism } from 'node:os';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
+import { createMetrics, type Metrics } from './core/metrics/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
@@ -96,6 +97,8 @@ export interface Services {
   gateways: GatewayDirectory;
   /** Deletes expired sessions, codes, tickets and refresh tokens. */
   housekeeping: Housekeeping;
+  /** This node's Prometheus metrics (the edge counts requests into them; the operator scrapes `/metrics`). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -125,8 +128,11 @@ export async function createServices(opts: {
   logger?: Logger;
   /** Tests only: name resolution of outbound requests (the egress resolver seam), instead of the system's. */
   egressResolve?: EgressOptions['resolve'];
+  /** The node's metrics (default: a registry of its own). */
+  metrics?: Metrics;
 }): Promise<Services> {
   const { config, store } = opts;
+  const metrics = opts.metrics ?? createMetrics();
   const clock = opts.clock ?? systemClock;
   const bus = opts.bus ?? createLocalBus();
   const u = urls(config);
@@ -275,6 +281,7 @@ export async function createServices(opts: {
     bus,
     idleMs: config.actorIdleSeconds * 1000,
     runInLane: (accountId, cost, job) => effectLanes.run(accountId, job, cost),
+    effectObserver: metrics.effects,
     ...(opts.onError ? { onError: opts.onError } : {}),
     ...(opts.cluster
       ? {
@@ -296,6 +303,12 @@ export async function createServices(opts: {
     : null;
   const actors: ActorSystem = cluster ? cluster.router : host;
   host.bindSystem(actors);
+  metrics.observe({
+    lanes: { sandbox: lanes, effects: effectLanes, tasks },
+    push: pushDelivery,
+    actors: host,
+    shards: () => (cluster ? { owned: cluster.manager.ownedShards().length, members: cluster.manager.members().length } : { owned: SHARD_COUNT, members: 1 }),
+  });
   gateActors = actors;
   const deviceFlow = createDeviceFlow({
     store,
@@ -344,6 +357,7 @@ export async function createServices(opts: {
   const housekeeping = startHousekeeping({ store, now, onError: (err) => opts.onError?.(err, 'housekeeping failed; it runs again at its next interval') });
   return {
     housekeeping,
+    metrics,
     lanes,
     sandbox,
     tasks,

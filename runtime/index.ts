@@ -11,6 +11,7 @@ export * from './core/bus/index.ts';
 export * from './core/actor-host/index.ts';
 export * from './core/cluster/index.ts';
 export * from './core/lanes/index.ts';
+export * from './core/metrics/index.ts';
 export * from './core/sandbox/index.ts';
 export * from './core/wasm/index.ts';
 export * from './core/egress/index.ts';

@@ -63,6 +63,15 @@ export function accountsRepo(db: Queryable) {
       const r = rows[0];
       return r ? { id: r.id, name: r.name, createdAt: r.created_at } : null;
     },
+    /** The accounts of exactly this name (names are not unique: the caller decides what several mean). */
+    async byName(name: string): Promise<AccountRecord[]> {
+      const { rows } = await db.query<{ id: string; name: string; created_at: string }>('select id, name, created_at from accounts where name = $1 order by created_at, id', [name]);
+      return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at }));
+    },
+    async list(): Promise<AccountRecord[]> {
+      const { rows } = await db.query<{ id: string; name: string; created_at: string }>('select id, name, created_at from accounts order by created_at, id');
+      return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at }));
+    },
     async count(): Promise<number> {
       const { rows } = await db.query<{ n: number }>('select count(*)::int as n from accounts');
       return Number(rows[0]?.n ?? 0);
@@ -112,6 +121,11 @@ export function principalsRepo(db: Queryable) {
       );
       const r = rows[0];
       return r ? { ...toPrincipal(r), passwordHash: r.password_hash } : null;
+    },
+    /** The account's principals of this name, or of this email (any case): users are named by their email. */
+    async byName(accountId: string, name: string): Promise<MemberRecord[]> {
+      const { rows } = await db.query<PrincipalRow>(`${select} where p.account_id = $1 and (p.name = $2 or lower(p.email) = lower($2)) order by p.created_at, p.id`, [accountId, name]);
+      return rows.map(toPrincipal);
     },
     async list(accountId: string): Promise<MemberRecord[]> {
       const { rows } = await db.query<PrincipalRow>(`${select} where p.account_id = $1 order by p.created_at, p.id`, [

@@ -56,6 +56,13 @@ export function connectorsRepo(db: Queryable) {
       ]);
       return rows[0] ? toRecord(rows[0]) : null;
     },
+    /** Every connector of the account, by name. */
+    async list(accountId: string): Promise<ConnectorRecord[]> {
+      const { rows } = await db.query<Row>(`select ${COLUMNS} from connectors c join capabilities k on k.id = c.capability_id and k.account_id = c.account_id where c.account_id = $1 order by k.name, k.namespace`, [
+        accountId,
+      ]);
+      return rows.map(toRecord);
+    },
     /** Several connectors of one account by id (a page of the capabilities list). */
     async many(accountId: string, capabilityIds: readonly string[]): Promise<ConnectorRecord[]> {
       if (capabilityIds.length === 0) return [];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadConfig, urls } from '../../runtime/core/config/index.ts';
+import { gatewayUrl } from './auth.ts';
 import { a2aCall, a2aStream, artifactDelta, rpcError, textOf, type A2aTarget } from './a2a-client.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
@@ -18,7 +18,7 @@ export const TASKS_USAGE = `  platform tasks list --agent <handle> [--context <i
   platform tasks get <id> --agent <handle> [--json]     one task: state, context and its answer
   platform tasks cancel <id> --agent <handle> [--json]  cancel a running task
       (agents send and tasks take --key <credential> or PLATFORM_AGENT_KEY: a service principal's API key or an agent
-       token from platform admin agent token; --url <agent URL> instead of the one PLATFORM_DOMAIN and the port give)`;
+       token from platform admin agent token; --url <agent URL> instead of the one on the node the CLI finds)`;
 
 const STATES = ['SUBMITTED', 'WORKING', 'COMPLETED', 'FAILED', 'CANCELED', 'REJECTED', 'INPUT_REQUIRED', 'AUTH_REQUIRED'].map((s) => `TASK_STATE_${s}`);
 const FAILED = new Set(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
@@ -39,7 +39,7 @@ function targetOf(handle: string | undefined, v: { key?: string; url?: string },
     return { url: v.url, credential };
   }
   if (!handle) throw new UsageError(`${command}: --agent <handle> is required (or --url <agent URL>)`);
-  return { url: urls(loadConfig()).agent(handle), credential };
+  return { url: gatewayUrl('agent', handle), credential };
 }
 
 interface Task {

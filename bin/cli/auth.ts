@@ -1,17 +1,47 @@
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeJwt } from 'jose';
 import { loadConfig, urls } from '../../runtime/core/config/index.ts';
+import { readNodeFile } from '../data-dir.ts';
 import { loadLogin, removeLogin, saveLogin } from './credentials.ts';
 import { httpJson } from './http.ts';
 import { CommandError, print } from './output.ts';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** The management API base URL: --api-url, then PLATFORM_API_URL, then the stored login, then this machine's config. */
+/** jose is loaded by the two commands that read a token's claims only: every other command starts ~70 ms sooner. */
+const decodeJwt = async (token: string) => (await import('jose')).decodeJwt(token);
+
+/**
+ * The management API base URL: --api-url, then PLATFORM_API_URL, then where the stored login was made, then the node
+ * running on this machine's data directory (its node.json names its URL, whatever port it took), then what this
+ * machine's settings say.
+ */
 export function apiUrl(flag?: string): string {
-  const url = flag ?? process.env.PLATFORM_API_URL ?? loadLogin()?.api_url ?? urls(loadConfig()).api;
+  const url = flag ?? process.env.PLATFORM_API_URL ?? loadLogin()?.api_url ?? runningNodeUrl() ?? urls(loadConfig()).api;
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * The origin of a gateway (`mcp-{handle}` or `agent-{handle}`) on the node the management API URL names: the hosts of
+ * one node differ only in their first label (`api.<domain>`), so the port a node took is kept.
+ */
+export function gatewayUrl(kind: 'mcp' | 'agent', handle: string, apiFlag?: string): string {
+  const u = new URL(apiUrl(apiFlag));
+  if (!u.hostname.startsWith('api.')) return kind === 'mcp' ? urls(loadConfig()).mcp(handle) : urls(loadConfig()).agent(handle);
+  u.hostname = `${kind}-${handle}.${u.hostname.slice('api.'.length)}`;
+  return u.origin;
+}
+
+/**
+ * The node of this machine's data directory; with PLATFORM_DATA_DIR unset, also the one `npm start` keeps in this
+ * checkout (the default directory is relative to where the node started, the CLI may run anywhere).
+ */
+function runningNodeUrl(): string | undefined {
+  const config = loadConfig();
+  const here = readNodeFile(config.dataDir)?.api_url;
+  if (here || process.env.PLATFORM_DATA_DIR) return here;
+  return readNodeFile(fileURLToPath(new URL('../../.platform', import.meta.url)))?.api_url;
 }
 
 /** The credential for API calls: PLATFORM_API_KEY, else the stored login's token. */
@@ -40,7 +70,7 @@ export async function loginCli(argv: string[]) {
     await sleep(intervalMs);
     const res = await httpJson('POST', token_endpoint!, { json: { grant_type: DEVICE_GRANT, code: device_code, client_id } });
     if (res.status === 200) {
-      const claims = decodeJwt(res.json.access_token);
+      const claims = await decodeJwt(res.json.access_token);
       const file = saveLogin({
         api_url: base,
         client_id: client_id!,
@@ -64,10 +94,27 @@ export async function logoutCli(argv: string[]) {
 }
 
 export async function whoamiCli(argv: string[]) {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } } });
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'api-url': { type: 'string' } } });
+  const key = process.env.PLATFORM_API_KEY;
+  if (key) {
+    // An API key names no one by itself (it is a secret, not a token with claims): the server says whether it works.
+    const base = apiUrl(values['api-url']);
+    const probe = await httpJson('GET', `${base}/v1/capabilities?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    print(
+      {
+        credential: 'api_key (PLATFORM_API_KEY)',
+        key: `${key.slice(0, 6)}…`,
+        api_url: base,
+        valid: probe.status === 200,
+        ...(probe.status === 200 ? {} : { reason: probe.json?.message ?? `HTTP ${probe.status}` }),
+      },
+      Boolean(values.json),
+    );
+    return;
+  }
   const login = loadLogin();
-  if (!login) throw new CommandError('NOT_LOGGED_IN', 'not logged in: run `platform login`');
-  const claims = decodeJwt(login.access_token);
+  if (!login) throw new CommandError('NOT_LOGGED_IN', 'not logged in: run `platform login`, or set PLATFORM_API_KEY');
+  const claims = await decodeJwt(login.access_token);
   // The token is checked by the server, not trusted locally: a probe call says whether it is still accepted.
   const probe = await httpJson('GET', `${login.api_url}/v1/capabilities?limit=1`, { headers: { authorization: `Bearer ${login.access_token}` } });
   print(

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns';
 import { Agent, request, type Dispatcher } from 'undici';
 
@@ -53,4 +54,22 @@ export function curlHint(url: string): string {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
   return u.hostname.endsWith('.localhost') ? `curl --resolve ${u.hostname}:${port}:127.0.0.1 ${url}` : `curl ${url}`;
+}
+
+/**
+ * A multipart/form-data body built whole: text fields, then one file. (undici's FormData with a Blob is not portable
+ * across the Node versions the CLI runs on: on Node 24 the npm undici cannot read a Blob of Node's own undici, on Node
+ * 20 the reverse; bytes in a Buffer work everywhere.)
+ */
+export function multipartBody(fields: Record<string, string>, file: { field: string; filename: string; bytes: Buffer; contentType?: string }): { body: Buffer; contentType: string } {
+  const boundary = `----platform-${randomBytes(12).toString('hex')}`;
+  const quote = (s: string) => s.replace(/["\r\n\\]/g, '_');
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`));
+  parts.push(
+    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.filename)}"\r\ncontent-type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }

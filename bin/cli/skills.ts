@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { apiUrl, credential } from './auth.ts';
 import { api, common, query } from './files.ts';
-import { cliAgent } from './http.ts';
+import { cliAgent, multipartBody } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
 export const SKILLS_USAGE = `  platform skills list [--search s] [--limit n] [--offset n] [--json]
@@ -76,10 +76,8 @@ export async function skillsCli(argv: string[]) {
     case 'import': {
       if ((values.file === undefined) === (values.url === undefined)) throw new UsageError(`platform skills import needs --file or --url\n${SKILLS_USAGE}`);
       if (values.url !== undefined) return print(await api('POST', base, '/v1/skills/import-url', { url: values.url, ...named(values) }), json);
-      const form = new FormData();
-      form.append('archive', new Blob([readFileSync(values.file!)]), path.basename(values.file!));
-      for (const [k, v] of Object.entries(named(values))) form.append(k, v);
-      const res = await request(`${apiUrl(base)}/v1/skills/import`, { method: 'POST', headers: { authorization: `Bearer ${credential()}` }, body: form, dispatcher: cliAgent });
+      const form = multipartBody(named(values), { field: 'archive', filename: path.basename(values.file!), bytes: readFileSync(values.file!) });
+      const res = await request(`${apiUrl(base)}/v1/skills/import`, { method: 'POST', headers: { authorization: `Bearer ${credential()}`, 'content-type': form.contentType }, body: form.body, dispatcher: cliAgent });
       const body = (await res.body.json().catch(() => ({}))) as { data?: unknown; code?: string; message?: string };
       if (res.statusCode !== 201) throw new CommandError(body.code ?? 'HTTP_ERROR', body.message ?? `HTTP ${res.statusCode}`);
       return print(body.data, json);

@@ -1,16 +1,19 @@
 import { parseArgs } from 'node:util';
-import { renderStatechart, statechartKinds, VIZ_FORMATS, type VizFormat } from '../../runtime/index.ts';
+import type { VizFormat } from '../../runtime/index.ts';
 import { UsageError } from './output.ts';
 
 export const VIZ_USAGE = `  platform viz export <machine> [--format svg|dot|mermaid]   print a statechart (default svg)`;
 
-const usage = () => `usage: platform viz export <machine> [--format svg|dot|mermaid]\nmachines: ${statechartKinds().join(', ')}`;
+const usageOf = (kinds: string[]) => `usage: platform viz export <machine> [--format svg|dot|mermaid]\nmachines: ${kinds.join(', ')}`;
 
 /**
  * `platform viz export`: the statecharts as pictures, offline. It opens no store and needs no server, so it works
  * anywhere the source does (documentation builds, CI artefacts).
  */
 export async function vizCli(argv: string[]) {
+  // The runtime is loaded by the command, not with its usage line (the whole usage text is read for --help).
+  const { renderStatechart, statechartKinds, VIZ_FORMATS } = await import('../../runtime/index.ts');
+  const usage = () => usageOf(statechartKinds());
   const [verb, ...rest] = argv;
   if (verb !== 'export') throw new UsageError(usage());
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { format: { type: 'string', default: 'svg' } } });

@@ -1,5 +1,5 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
-import { EventEncoder } from '@ag-ui/encoder';
+import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../../runtime/index.ts';
 import { prepend, SSE_HEADERS, sseStream } from '../http/index.ts';
@@ -11,6 +11,13 @@ import { readRunInput, userTurn } from './agui-input.ts';
 import type { A2aBackend, A2aCallContext, RunEvent } from './backend.ts';
 import { readParams } from './protojson.ts';
 import { SendMessageParamsSchema, type SendMessageParams } from './schemas.ts';
+
+/**
+ * @ag-ui/encoder (with its protobuf runtime) is loaded by the first AG-UI run, not with every node: most nodes serve
+ * none, and it was a twentieth of a second of each start.
+ */
+let encoderModule: Promise<typeof EventEncoder> | null = null;
+const encoderClass = () => (encoderModule ??= import('@ag-ui/encoder').then((m) => m.EventEncoder));
 
 /** The two paths of the route (spec §4.3). */
 export const AGUI_PATHS: ReadonlySet<string> = new Set(['/agui', '/ag-ui']);
@@ -66,7 +73,7 @@ export function aguiRoute(deps: AguiRouteDeps) {
       const it = events[Symbol.asyncIterator]();
       const first = await it.next();
       const run = new AguiRun({ threadId: input.threadId, runId: input.runId });
-      const encoder = new EventEncoder({ accept: typeof request.headers.accept === 'string' ? request.headers.accept : 'text/event-stream' });
+      const encoder = new (await encoderClass())({ accept: typeof request.headers.accept === 'string' ? request.headers.accept : 'text/event-stream' });
       async function* aguiEvents(): AsyncGenerator<BaseEvent> {
         yield* run.start();
         if (first.done) throw new PlatformError('A2A_INVALID_AGENT_RESPONSE', "the run's stream ended before its first event");

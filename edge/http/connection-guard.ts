@@ -20,7 +20,7 @@ export interface ConnectionGuardOptions {
   writeTimeoutMs: number;
   /** How often the tracked sockets are swept (default: a quarter of the write timeout, at most a second). */
   sweepMs?: number;
-  /** Bytes written to a refused connection before it is closed (a complete HTTP response). */
+  /** Bytes written to a refused connection before it is closed (a complete HTTP response; empty over TLS). */
   refusal: string;
   logger?: Pick<Logger, 'debug' | 'info'>;
 }
@@ -44,8 +44,15 @@ interface Tracked {
  * marker too: a slow reader taking a large answer bit by bit keeps its connection.
  */
 function progressMarker(socket: Socket): string {
-  const handle = (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle;
-  return `${socket.bytesWritten - socket.writableLength}/${handle?.writeQueueSize ?? ''}`;
+  return `${socket.bytesWritten - socket.writableLength}/${handleQueue(socket)}`;
+}
+
+/**
+ * Bytes waiting in the socket's libuv handle. Over TLS this is the only sign of output waiting on the TCP socket the
+ * guard watches: the TLS layer writes to that socket's handle directly, so its stream's own queue stays empty.
+ */
+function handleQueue(socket: Socket): number {
+  return (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
 }
 
 export function installConnectionGuard(server: Server, opts: ConnectionGuardOptions): ConnectionGuard {
@@ -92,7 +99,7 @@ export function installConnectionGuard(server: Server, opts: ConnectionGuardOpti
       const now = Date.now();
       for (const [socket, t] of tracked) {
         if (socket.destroyed) continue;
-        if (socket.writableLength === 0) {
+        if (socket.writableLength === 0 && handleQueue(socket) === 0) {
           t.marker = '';
           continue;
         }

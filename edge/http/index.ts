@@ -2,4 +2,5 @@ export { requestId } from './request-id.ts';
 export { routeHost, type HostRoute } from './host-router.ts';
 export { html, sendPage, escapeHtml, Html } from './html.ts';
 export { installConnectionGuard, type ConnectionGuard, type ConnectionGuardOptions } from './connection-guard.ts';
+export { countRefusals, type Refusal } from './refusal-counter.ts';
 export { sseStream, sseFrame, prepend, SSE_HEADERS, type SseSource } from './sse.ts';

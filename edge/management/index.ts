@@ -19,6 +19,8 @@ import { devicePage } from './device-page.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { oauthRoutes } from './oauth-routes.ts';
 import { operatorRoutes } from './operator-routes.ts';
+import { metricsRoute } from './metrics-route.ts';
+import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
 import { requestId } from '../http/index.ts';
@@ -33,11 +35,12 @@ export { installErrorHandlers } from './error-handler.ts';
 export { requireAuthority } from './auth.ts';
 export { OPERATOR_TOKEN_HEADER } from './operator-routes.ts';
 export { CLI_CLIENT_ID } from './platform-routes.ts';
+export { METRICS_PATH } from './metrics-route.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'pluginBuilds'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'pluginBuilds', 'metrics'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */
@@ -50,6 +53,7 @@ export async function managementApp(opts: {
 }): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger.child({ surface: 'management' }) as FastifyBaseLogger,
+    logController: new ProbeLogController(),
     serverFactory: opts.serverFactory,
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: requestId,
@@ -89,6 +93,7 @@ export async function managementApp(opts: {
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);
   operatorRoutes(app, opts.services, opts.operatorToken);
+  metricsRoute(app, opts.services, opts.operatorToken);
   openApiRoute(app);
   await app.ready();
   return app;

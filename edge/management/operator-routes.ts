@@ -4,7 +4,8 @@ import { asPlatformError, PlatformError, runAdminCommand, type Services } from '
 import { OperatorCommand, type ManagementApp } from './schemas.ts';
 
 export const OPERATOR_TOKEN_HEADER = 'x-platform-operator-token';
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Remote addresses of this host: the operator's channels (this one, `/metrics` with the operator token) admit only these. */
+export const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 const STATUS = { invalid: 400, not_found: 404, conflict: 409 } as Record<string, number>;
 

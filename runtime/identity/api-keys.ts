@@ -22,11 +22,11 @@ const toUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
 
 export async function issueApiKey(
   store: Pick<Store, 'apiKeys'>,
-  k: { accountId: string; principalId: string; expiresAt: string | null },
+  k: { accountId: string; principalId: string; expiresAt: string | null; name?: string | null },
 ): Promise<IssuedKey> {
   const id = randomUUID();
   const secret = randomSecret(32);
-  await store.apiKeys.create({ id, accountId: k.accountId, principalId: k.principalId, secretHash: sha256(secret), expiresAt: k.expiresAt });
+  await store.apiKeys.create({ id, accountId: k.accountId, principalId: k.principalId, name: k.name ?? null, secretHash: sha256(secret), expiresAt: k.expiresAt });
   return { id, key: `ak-${id.replaceAll('-', '')}_${secret}`, expiresAt: k.expiresAt };
 }
 

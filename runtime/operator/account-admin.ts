@@ -4,15 +4,16 @@ import type { ActorSystem } from '../core/actor-host/index.ts';
 import type { Bus } from '../core/bus/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
-import { hashPassword, isRole, issueApiKey } from '../identity/index.ts';
+import { hashPassword, isRole } from '../identity/index.ts';
 import { accountAddress } from '../accounts/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { need, unique } from './checks.ts';
+import { checkName, requireAccount as findAccount } from './resolve.ts';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * What the operator can do with accounts, their principals and keys, and agents (the management API creates none of
- * them). Each operation validates its own input, so it is safe whether it came from the local CLI or the operator route.
+ * What the operator can do with accounts and their users and service principals (the management API creates none of
+ * them; keys are key-admin.ts). Accounts and principals are named by id or by name (resolve.ts). Each operation validates its own input, so it is safe whether it came from the local CLI or the operator route.
  */
 export function createAccountAdmin(deps: {
   store: Store;
@@ -25,19 +26,13 @@ export function createAccountAdmin(deps: {
   // Nodes cache what gateways read on every request; changes made here drop those caches everywhere at once.
   const changed = (subject: string) => deps.bus?.publish(subject, {});
 
-  async function requireAccount(id: string) {
-    need(UUID_RE.test(id), `invalid account id ${JSON.stringify(id)}`);
-    const account = await store.accounts.get(id);
-    if (!account) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${id}`);
-    return account;
-  }
+  const requireAccount = (ref: string) => findAccount(store, ref);
 
   function role(r: string | undefined, dflt: Role): Role {
     const v = r ?? dflt;
     need(isRole(v), `invalid role ${JSON.stringify(v)}: expected owner, admin, member or viewer`);
     return v;
   }
-
 
   /** The Account actor of an account, created if the account predates it. */
   async function accountActor(accountId: string): Promise<string> {
@@ -46,8 +41,8 @@ export function createAccountAdmin(deps: {
     return address;
   }
 
-  async function setBudget(accountId: string, credits: number) {
-    await requireAccount(accountId);
+  async function setBudget(ref: string, credits: number) {
+    const accountId = (await requireAccount(ref)).id;
     need(Number.isSafeInteger(credits) && credits >= 0, 'credits must be a non-negative integer');
     const address = accountAddress(accountId);
     try {
@@ -63,6 +58,7 @@ export function createAccountAdmin(deps: {
   return {
     async createAccount(p: { name: string }) {
       need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 200, 'account name must be 1-200 characters');
+      checkName(p.name, 'account name');
       const id = randomUUID();
       await store.accounts.create({ id, name: p.name.trim() });
       await deps.actors.create(accountAddress(id), { accountId: id });
@@ -70,74 +66,54 @@ export function createAccountAdmin(deps: {
     },
 
     async createUser(p: { account: string; email: string; password: string; role?: string }) {
-      await requireAccount(p.account);
+      const { id: accountId } = await requireAccount(p.account);
       need(EMAIL_RE.test(p.email ?? '') && p.email.length <= 254, `invalid email ${JSON.stringify(p.email)}`);
       need(typeof p.password === 'string' && p.password.length >= 8 && p.password.length <= 1024, 'password must be 8-1024 characters');
       const r = role(p.role, 'member');
       const id = randomUUID();
       const passwordHash = await hashPassword(p.password);
       await unique(`email ${p.email}`, () =>
-        store.tx((t) => t.principals.create({ id, accountId: p.account, kind: 'user', name: p.email, email: p.email, passwordHash, role: r })),
+        store.tx((t) => t.principals.create({ id, accountId, kind: 'user', name: p.email, email: p.email, passwordHash, role: r })),
       );
       return { id };
     },
 
     async createPrincipal(p: { account: string; name: string; role?: string }) {
-      await requireAccount(p.account);
+      const { id: accountId } = await requireAccount(p.account);
       need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 200, 'principal name must be 1-200 characters');
+      checkName(p.name, 'principal name');
       const r = role(p.role, 'member');
       const id = randomUUID();
-      await store.tx((t) => t.principals.create({ id, accountId: p.account, kind: 'service', name: p.name.trim(), role: r }));
+      await store.tx((t) => t.principals.create({ id, accountId, kind: 'service', name: p.name.trim(), role: r }));
       return { id };
     },
 
-    async createKey(p: { principal: string; expiresIn?: number }) {
-      need(UUID_RE.test(p.principal ?? ''), `invalid principal id ${JSON.stringify(p.principal)}`);
-      const principal = await store.principals.getById(p.principal);
-      if (!principal) throw new PlatformError('ADMIN_NOT_FOUND', `no principal ${p.principal}`);
-      if (p.expiresIn !== undefined) need(Number.isSafeInteger(p.expiresIn) && p.expiresIn > 0, '--expires-in must be a positive number of seconds');
-      const expiresAt = p.expiresIn === undefined ? null : new Date(deps.now() + p.expiresIn * 1000).toISOString();
-      const key = await issueApiKey(store, { accountId: principal.accountId, principalId: principal.id, expiresAt });
-      return { id: key.id, key: key.key, ...(expiresAt ? { expires_at: expiresAt } : {}) };
+    /** Every account, oldest first. */
+    async listAccounts() {
+      return (await store.accounts.list()).map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt }));
     },
 
-    async revokeKey(p: { id: string }) {
-      need(UUID_RE.test(p.id ?? ''), `invalid key id ${JSON.stringify(p.id)}`);
-      const at = new Date(deps.now()).toISOString();
-      if (!(await store.apiKeys.revoke(p.id, at))) throw new PlatformError('ADMIN_NOT_FOUND', `no key ${p.id}`);
-      changed(SUBJECTS.identityChanged);
-      const key = await store.apiKeys.get(p.id);
-      return { id: p.id, revoked_at: key?.revokedAt ?? at };
-    },
-
-    async listKeys(p: { account: string }) {
-      await requireAccount(p.account);
-      const now = deps.now();
-      return (await store.apiKeys.list(p.account)).map((k) => ({
-        id: k.id,
-        principal_id: k.principalId,
-        created_at: k.createdAt,
-        expires_at: k.expiresAt,
-        revoked_at: k.revokedAt,
-        status: k.revokedAt ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now ? 'expired' : 'active',
-      }));
+    /** An account's users and service principals with their roles; never a password hash. */
+    async listPrincipals(p: { account: string }) {
+      const account = await requireAccount(p.account);
+      return (await store.principals.list(account.id)).map((m) => ({ id: m.id, kind: m.kind, name: m.name, email: m.email, role: m.role, status: m.status, created_at: m.createdAt }));
     },
 
     setBudget: (p: { account: string; credits: number }) => setBudget(p.account, p.credits),
 
     /** Suspends an account (until a time, or until resumed): every surface refuses it meanwhile. */
     async suspendAccount(p: { account: string; until?: string }) {
-      await requireAccount(p.account);
+      const { id: accountId } = await requireAccount(p.account);
       const until = p.until === undefined ? undefined : Date.parse(p.until);
       if (until !== undefined) need(Number.isFinite(until) && until > deps.now(), '--until must be an ISO 8601 time in the future');
-      const s = await accountActor(p.account).then((address) => deps.actors.ask(address, { type: 'SUSPEND', ...(until !== undefined ? { until } : {}) }));
-      return { account_id: p.account, status: (s.value as { status: string }).status, ...(until !== undefined ? { until: new Date(until).toISOString() } : {}) };
+      const s = await accountActor(accountId).then((address) => deps.actors.ask(address, { type: 'SUSPEND', ...(until !== undefined ? { until } : {}) }));
+      return { account_id: accountId, status: (s.value as { status: string }).status, ...(until !== undefined ? { until: new Date(until).toISOString() } : {}) };
     },
 
     async resumeAccount(p: { account: string }) {
-      await requireAccount(p.account);
-      const s = await accountActor(p.account).then((address) => deps.actors.ask(address, { type: 'RESUME' }));
-      return { account_id: p.account, status: (s.value as { status: string }).status };
+      const { id: accountId } = await requireAccount(p.account);
+      const s = await accountActor(accountId).then((address) => deps.actors.ask(address, { type: 'RESUME' }));
+      return { account_id: accountId, status: (s.value as { status: string }).status };
     },
   };
 }

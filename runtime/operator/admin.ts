@@ -8,6 +8,7 @@ import { createAccountAdmin } from './account-admin.ts';
 import { createAgentAdmin, type ModelCheck } from './agent-admin.ts';
 import { createAgentLinkAdmin, namesAgentTool } from './agent-link-admin.ts';
 import { createGatewayAdmin } from './gateway-admin.ts';
+import { createKeyAdmin } from './key-admin.ts';
 import { createConnectorAdmin } from './connector-admin.ts';
 import { createWorkflowAdmin } from './workflow-admin.ts';
 import type { Workflows } from '../workflows/index.ts';
@@ -18,7 +19,7 @@ export { validateHandle } from './checks.ts';
 
 /**
  * What the operator can do (the management API creates no accounts, principals, keys, gateways or agents): the
- * account, gateway and agent commands, by one name.
+ * account, key, gateway and agent commands, by one name. Every command names things by id or by name (resolve.ts).
  */
 export function createAdmin(deps: {
   store: Store;
@@ -34,7 +35,7 @@ export function createAdmin(deps: {
   egress: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'>;
   workflows: Workflows;
 }) {
-  return { ...createAccountAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps), ...createConnectorAdmin(deps), ...createWorkflowAdmin(deps) };
+  return { ...createAccountAdmin(deps), ...createKeyAdmin(deps), ...createGatewayAdmin(deps), ...createAgentAdmin(deps), ...createAgentLinkAdmin(deps), ...createConnectorAdmin(deps), ...createWorkflowAdmin(deps) };
 }
 
 export type Admin = ReturnType<typeof createAdmin>;
@@ -44,8 +45,10 @@ export const ADMIN_COMMANDS = {
   'account.create': (a: Admin, p: any) => a.createAccount(p),
   'account.suspend': (a: Admin, p: any) => a.suspendAccount(p),
   'account.resume': (a: Admin, p: any) => a.resumeAccount(p),
+  'account.list': (a: Admin) => a.listAccounts(),
   'user.create': (a: Admin, p: any) => a.createUser(p),
   'principal.create': (a: Admin, p: any) => a.createPrincipal(p),
+  'principal.list': (a: Admin, p: any) => a.listPrincipals(p),
   'key.create': (a: Admin, p: any) => a.createKey(p),
   'key.revoke': (a: Admin, p: any) => a.revokeKey(p),
   'key.list': (a: Admin, p: any) => a.listKeys(p),
@@ -57,6 +60,7 @@ export const ADMIN_COMMANDS = {
   'gateway.rotate-key': (a: Admin, p: any) => a.rotateGatewayKey(p),
   'agent.create': (a: Admin, p: any) => a.createAgent(p),
   'connector.create': (a: Admin, p: any) => a.createConnector(p),
+  'connector.list': (a: Admin, p: any) => a.listConnectors(p),
   // `--capability` binds a capability's tools; `--agent-tool` another agent of the account, as the tool `agent_{handle}`.
   'agent.bind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.bindAgentTool(p) : a.bindAgent(p)),
   'agent.unbind': async (a: Admin, p: any) => (namesAgentTool(p) ? a.unbindAgentTool(p) : a.unbindAgent(p)),

@@ -4,7 +4,8 @@ import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { AGENT_TOKEN_TTL_SECONDS, agentAudience, hasAuthority, mintAgentToken, type AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { agentToolName } from '../agents/index.ts';
-import { builtinRef, need, requireAgent as findAgent, unique, UUID_RE, validateHandle } from './checks.ts';
+import { builtinRef, need, unique, validateHandle } from './checks.ts';
+import { requireAccount, requireAgent as findAgent, requireCapability as findCapability, requirePrincipal } from './resolve.ts';
 
 /** What the operator commands need of the models: whether a `provider/model` reference can be served. */
 export interface ModelCheck {
@@ -33,17 +34,7 @@ export function createAgentAdmin(deps: {
   const requireAgent = (ref: string) => findAgent(store, ref);
 
   /** A capability of the agent's own account, by id or by name (a name must be unambiguous). */
-  async function requireCapability(a: AgentRecord, ref: string): Promise<string> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 200, `invalid capability ${JSON.stringify(ref)}`);
-    if (UUID_RE.test(ref)) {
-      if (!(await store.capabilities.exists(a.accountId, ref))) throw new PlatformError('ADMIN_NOT_FOUND', `no capability ${ref} in the agent's account`);
-      return ref;
-    }
-    const found = await store.capabilities.byName(a.accountId, ref);
-    if (found.length === 0) throw new PlatformError('ADMIN_NOT_FOUND', `no capability named ${JSON.stringify(ref)} in the agent's account`);
-    if (found.length > 1) throw new PlatformError('ADMIN_CONFLICT', `${found.length} capabilities are named ${JSON.stringify(ref)}: give the id (${found.map((c) => c.id).join(', ')})`);
-    return found[0]!.id;
-  }
+  const requireCapability = (a: AgentRecord, ref: string) => findCapability(store, a.accountId, ref, "the agent's account");
 
   function checkModel(ref: string) {
     try {
@@ -76,8 +67,7 @@ export function createAgentAdmin(deps: {
 
   return {
     async createAgent(p: { account: string; handle: string; name: string; description?: string; instructions?: string; model?: string }) {
-      need(typeof p.account === 'string' && UUID_RE.test(p.account), `invalid account id ${JSON.stringify(p.account)}`);
-      if (!(await store.accounts.get(p.account))) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${p.account}`);
+      const { id: accountId } = await requireAccount(store, p.account);
       validateHandle(p.handle);
       need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 200, 'agent name must be 1-200 characters');
       need((p.description ?? '').length <= 2000, 'agent description must be at most 2000 characters');
@@ -86,7 +76,7 @@ export function createAgentAdmin(deps: {
       checkModel(model);
       const id = randomUUID();
       await unique(`agent handle ${p.handle}`, () =>
-        store.agents.create({ id, accountId: p.account, handle: p.handle, name: p.name.trim(), description: p.description ?? '', instructions: p.instructions ?? '', model }),
+        store.agents.create({ id, accountId, handle: p.handle, name: p.name.trim(), description: p.description ?? '', instructions: p.instructions ?? '', model }),
       );
       return { id, handle: p.handle, model, url: deps.urls.agent(p.handle) };
     },
@@ -121,8 +111,8 @@ export function createAgentAdmin(deps: {
     },
 
     async listAgents(p: { account?: string }) {
-      if (p.account !== undefined) need(UUID_RE.test(p.account), `invalid account id ${JSON.stringify(p.account)}`);
-      return Promise.all((await store.agents.listAll(p.account)).map(view));
+      const accountId = p.account === undefined ? undefined : (await requireAccount(store, p.account)).id;
+      return Promise.all((await store.agents.listAll(accountId)).map(view));
     },
 
     async showAgent(p: { agent: string }) {
@@ -136,14 +126,9 @@ export function createAgentAdmin(deps: {
      */
     async mintToken(p: { agent: string; principal: string; expiresIn?: number }) {
       const a = await requireAgent(p.agent);
-      need(typeof p.principal === 'string' && UUID_RE.test(p.principal), `invalid principal id ${JSON.stringify(p.principal)}`);
       const ttl = p.expiresIn ?? AGENT_TOKEN_TTL_SECONDS;
       need(Number.isSafeInteger(ttl) && ttl >= 1 && ttl <= AGENT_TOKEN_TTL_SECONDS, `--expires-in must be 1 to ${AGENT_TOKEN_TTL_SECONDS} seconds (got ${JSON.stringify(p.expiresIn)})`);
-      const member = await store.principals.get(a.accountId, p.principal);
-      if (!member) {
-        if (!(await store.principals.getById(p.principal))) throw new PlatformError('ADMIN_NOT_FOUND', `no principal ${p.principal}`);
-        throw new PlatformError('ADMIN_INVALID', `principal ${p.principal} is not a member of agent ${a.handle}'s account`);
-      }
+      const member = await requirePrincipal(store, p.principal, { accountId: a.accountId, where: `agent ${a.handle}'s account` });
       need(member.status === 'active' && member.role !== null, `principal ${p.principal} is not a live member of the account (${member.status === 'active' ? 'no longer a member' : member.status})`);
       need(hasAuthority(member.role, 'execute'), `principal ${p.principal} (role ${member.role}) has no execute authority on agents: the gateway would refuse its token`);
       const { token, expiresIn } = await mintAgentToken({ store, tokens: deps.agentTokens }, { accountId: a.accountId, agentId: a.id, subject: member.id, ttlSeconds: ttl });

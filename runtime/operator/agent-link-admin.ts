@@ -5,7 +5,8 @@ import type { Bus } from '../core/bus/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
-import { need, requireAgent } from './checks.ts';
+import { need } from './checks.ts';
+import { requireAgent } from './resolve.ts';
 
 /**
  * `agent bind|unbind` take `--capability` or `--agent-tool`: whether these params name an agent tool (and not both).

@@ -1,4 +1,4 @@
-import { isUniqueViolation, type AgentRecord, type Store } from '../../store/index.ts';
+import { isUniqueViolation } from '../../store/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { BUILTINS, type Builtin } from '../builtins/index.ts';
 
@@ -24,14 +24,6 @@ export async function unique<T>(what: string, fn: () => Promise<T>): Promise<T> 
     if (isUniqueViolation(err)) throw new PlatformError('ADMIN_CONFLICT', `${what} is already taken`);
     throw err;
   }
-}
-
-/** An agent by id or by handle (the operator's commands take either), or ADMIN_NOT_FOUND. */
-export async function requireAgent(store: Pick<Store, 'agents'>, ref: unknown, what = 'agent'): Promise<AgentRecord> {
-  need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid ${what} ${JSON.stringify(ref)}`);
-  const a = UUID_RE.test(ref) ? await store.agents.getById(ref) : await store.agents.byHandle(ref);
-  if (!a) throw new PlatformError('ADMIN_NOT_FOUND', `no agent ${JSON.stringify(ref)}`);
-  return a;
 }
 
 /**

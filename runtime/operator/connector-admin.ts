@@ -3,7 +3,8 @@ import type { ConnectorKind, Store } from '../../store/index.ts';
 import { apiKeyPlacement, findRegistryServer, mcpUpstream, operationsOf, readOpenApi, serverUrlOf, type ConnectorSecret, type Sealer } from '../connectors/index.ts';
 import { checkEgressUrl, type EgressOptions } from '../core/egress/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
-import { need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { need, unique, validateHandle } from './checks.ts';
+import { requireAccount } from './resolve.ts';
 
 /** `Name: value` of one credential header: a token name, a printable value without CR or LF. */
 const HEADER = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}):[ \t]*([\x20-\x7e]{1,4096})$/;
@@ -65,8 +66,7 @@ export function createConnectorAdmin(deps: { store: Store; sealer: Sealer; egres
 
   return {
     async createConnector(p: CreateConnectorParams) {
-      need(UUID_RE.test(p.account ?? ''), `invalid account id ${JSON.stringify(p.account)}`);
-      if (!(await store.accounts.get(p.account))) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${p.account}`);
+      const { id: accountId } = await requireAccount(store, p.account);
       const kind = KINDS[p.kind ?? 'mcp'];
       need(kind !== undefined, `invalid connector kind ${JSON.stringify(p.kind)}: expected mcp (a custom MCP server), rest (an OpenAPI 3 document) or registry (a server of an MCP registry)`);
       need(typeof p.name === 'string' && p.name.trim().length > 0 && p.name.length <= 100, 'a connector needs a name of 1 to 100 characters');
@@ -126,11 +126,26 @@ export function createConnectorAdmin(deps: { store: Store; sealer: Sealer; egres
       const hasSecret = Object.keys(secret.headers).length > 0 || secret.query !== undefined;
       await unique(`namespace ${namespace}`, () =>
         store.tx(async (r) => {
-          await r.capabilities.create({ id, accountId: p.account, type: 'connector', name: p.name.trim(), namespace, description: description!, createdBy: p.by ?? OPERATOR });
-          await r.connectors.create({ capabilityId: id, accountId: p.account, kind, url, sealedSecret: hasSecret ? deps.sealer.seal(secret) : null, ttlMs: ttl * 1000, operations, source });
+          await r.capabilities.create({ id, accountId, type: 'connector', name: p.name.trim(), namespace, description: description!, createdBy: p.by ?? OPERATOR });
+          await r.connectors.create({ capabilityId: id, accountId, kind, url, sealedSecret: hasSecret ? deps.sealer.seal(secret) : null, ttlMs: ttl * 1000, operations, source });
         }),
       );
-      return { id, account_id: p.account, kind, name: p.name.trim(), namespace, url, ...(source ? { source } : {}), tools: operations.map((o) => (o as { name: string }).name) };
+      return { id, account_id: accountId, kind, name: p.name.trim(), namespace, url, ...(source ? { source } : {}), tools: operations.map((o) => (o as { name: string }).name) };
+    },
+
+    /** The account's connectors: where each one calls and how many tools it brings; never its credentials. */
+    async listConnectors(p: { account: string }) {
+      const { id: accountId } = await requireAccount(store, p.account);
+      return (await store.connectors.list(accountId)).map((c) => ({
+        id: c.capabilityId,
+        name: c.name,
+        namespace: c.namespace,
+        kind: c.kind,
+        url: c.url,
+        tools: c.operations.length,
+        credentials: c.sealedSecret !== null,
+        source: c.source,
+      }));
     },
   };
 }

@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { writeNpack } from '../plugins/index.ts';
 
 /**
@@ -36,12 +38,33 @@ resources:
   limits: { timeout: 2s }
 `;
 
+const COMPONENT_PROCESS = fileURLToPath(new URL('./demo-component.mjs', import.meta.url));
+const BUILD_TIMEOUT_MS = 60_000;
+
+/**
+ * The component, built by jco's wasm-tools in a process of its own (demo-component.mjs): loaded in the node, it stayed
+ * there for as long as the node ran, about a hundred megabytes for a build that happens once.
+ */
+function buildComponent(): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const child = fork(COMPONENT_PROCESS, [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], timeout: BUILD_TIMEOUT_MS });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+    let reply: { ok: boolean; wasm?: Uint8Array; message?: string } | null = null;
+    child.once('message', (m: typeof reply) => (reply = m));
+    child.once('error', (err) => reject(new Error(`the demo plugin could not be built: ${err.message}`, { cause: err })));
+    child.once('exit', (code, signal) => {
+      const r = reply as typeof reply;
+      if (r?.ok && r.wasm) resolve(r.wasm);
+      else reject(new Error(`the demo plugin could not be built: ${r?.message ?? `exit ${signal ?? code}`}${stderr ? `\n${stderr.trim()}` : ''}`));
+    });
+    child.send({ wat: DEMO_PLUGIN_WAT, wit: DEMO_PLUGIN_WIT, world: 'calc' });
+  });
+}
+
 /** The demo plugin as an `.npack`: the component built from the text above, its config and its WIT (for the tools' descriptions). */
 export async function demoPluginArchive(): Promise<Buffer> {
-  // Loaded here, not with the module: only a start that seeds pays for jco's wasm-tools (about 0.1 s).
-  const { componentEmbed, componentNew, parse } = await import('@bytecodealliance/jco-transpile/wasm-tools');
-  const embedded = await componentEmbed({ binary: await parse(DEMO_PLUGIN_WAT), witSource: DEMO_PLUGIN_WIT, world: 'calc' });
-  const wasm = await componentNew(embedded);
+  const wasm = await buildComponent();
   return writeNpack([
     { name: 'calc.wasm', bytes: wasm },
     { name: 'platform.yaml', bytes: Buffer.from(DEMO_PLUGIN_CONFIG) },

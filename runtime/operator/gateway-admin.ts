@@ -5,7 +5,8 @@ import type { ActorSystem, TurnResult } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
 import { effectiveMode, GATEWAY_TOKEN_TTL_SECONDS, metaTools, registerOAuthClient } from '../gateways/index.ts';
-import { builtinRef, need, unique, UUID_RE, validateHandle } from './checks.ts';
+import { builtinRef, need, unique, validateHandle } from './checks.ts';
+import { requireAccount, requireCapability, requireGateway as findGateway, requirePrincipal } from './resolve.ts';
 
 const AUTH_MODES: readonly AuthMode[] = ['public', 'private', 'private-dcr'];
 const PRESENTATION_MODES: readonly PresentationMode[] = ['direct', 'discovery', 'unified', 'adaptive'];
@@ -31,9 +32,7 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
 
   /** By id or by handle; a retired gateway takes no more commands. */
   async function requireGateway(ref: string, opts: { retired?: boolean } = {}): Promise<GatewayRecord> {
-    need(typeof ref === 'string' && ref.length > 0 && ref.length <= 100, `invalid gateway ${JSON.stringify(ref)}`);
-    const g = UUID_RE.test(ref) ? await store.gateways.getById(ref) : await store.gateways.byHandle(ref);
-    if (!g) throw new PlatformError('ADMIN_NOT_FOUND', `no gateway ${JSON.stringify(ref)}`);
+    const g = await findGateway(store, ref);
     if (g.status === 'retired' && !opts.retired) throw new PlatformError('ADMIN_CONFLICT', `gateway ${g.handle} is retired`);
     return g;
   }
@@ -61,15 +60,14 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
 
   return {
     async createGateway(p: { account: string; handle: string; auth?: string; presentation?: string }) {
-      need(UUID_RE.test(p.account ?? ''), `invalid account id ${JSON.stringify(p.account)}`);
-      if (!(await store.accounts.get(p.account))) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${p.account}`);
+      const { id: accountId } = await requireAccount(store, p.account);
       validateHandle(p.handle);
       const auth = authMode(p.auth ?? 'private');
       const presentation = presentationMode(p.presentation ?? 'adaptive');
       const id = randomUUID();
       // The row claims the handle (unique); the actor's first turn projects its status, configuration and first key.
-      await unique(`gateway handle ${p.handle}`, () => store.gateways.create({ id, accountId: p.account, handle: p.handle, authMode: auth, presentationMode: presentation }));
-      await deps.actors.create(gatewayAddressOf(p.account, id), { gatewayId: id, accountId: p.account, handle: p.handle, authMode: auth, presentationMode: presentation });
+      await unique(`gateway handle ${p.handle}`, () => store.gateways.create({ id, accountId, handle: p.handle, authMode: auth, presentationMode: presentation }));
+      await deps.actors.create(gatewayAddressOf(accountId, id), { gatewayId: id, accountId, handle: p.handle, authMode: auth, presentationMode: presentation });
       return { id, handle: p.handle, url: deps.urls.mcp(p.handle) };
     },
 
@@ -84,11 +82,9 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
         deps.tools.invalidate(target(g));
         return { gateway_id: g.id, capability_id: builtin.id, bound: true, changed };
       }
-      need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
-      // A capability of another account is as unknown here as one that does not exist.
-      if (!(await store.capabilities.exists(g.accountId, p.capability))) throw new PlatformError('ADMIN_NOT_FOUND', `no capability ${p.capability} in the gateway's account`);
-      const s = await tell(g, { type: 'BIND', capabilityId: p.capability });
-      return { gateway_id: g.id, capability_id: p.capability, bound: true, changed: s.replies.some((r) => r.changed === true) };
+      const capability = await requireCapability(store, g.accountId, p.capability, "the gateway's account");
+      const s = await tell(g, { type: 'BIND', capabilityId: capability });
+      return { gateway_id: g.id, capability_id: capability, bound: true, changed: s.replies.some((r) => r.changed === true) };
     },
 
     async unbindGateway(p: { gateway: string; capability: string }) {
@@ -99,10 +95,10 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
         deps.tools.invalidate(target(g));
         return { gateway_id: g.id, capability_id: builtin.id, bound: false };
       }
-      need(UUID_RE.test(p.capability ?? ''), `invalid capability id ${JSON.stringify(p.capability)}`);
-      const s = await tell(g, { type: 'UNBIND', capabilityId: p.capability });
-      if (!s.replies.some((r) => r.changed === true)) throw new PlatformError('ADMIN_NOT_FOUND', `capability ${p.capability} is not bound to gateway ${g.handle}`);
-      return { gateway_id: g.id, capability_id: p.capability, bound: false };
+      const capability = await requireCapability(store, g.accountId, p.capability, "the gateway's account");
+      const s = await tell(g, { type: 'UNBIND', capabilityId: capability });
+      if (!s.replies.some((r) => r.changed === true)) throw new PlatformError('ADMIN_NOT_FOUND', `capability ${capability} is not bound to gateway ${g.handle}`);
+      return { gateway_id: g.id, capability_id: capability, bound: false };
     },
 
     /** Changes the auth mode or the presentation mode (each change bumps the configuration version). */
@@ -147,9 +143,8 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
       const g = await requireGateway(p.gateway);
       let principalId: string | null = null;
       if (p.principal !== undefined) {
-        need(UUID_RE.test(p.principal), `invalid principal id ${JSON.stringify(p.principal)}`);
-        const principal = await store.principals.get(g.accountId, p.principal);
-        if (!principal || principal.kind !== 'service') throw new PlatformError('ADMIN_NOT_FOUND', `no service principal ${p.principal} in the gateway's account`);
+        const principal = await requirePrincipal(store, p.principal, { accountId: g.accountId, where: `gateway ${g.handle}'s account` });
+        need(principal.kind === 'service', `principal ${JSON.stringify(p.principal)} is a user: client credentials are for service principals`);
         principalId = principal.id;
       }
       const redirectUris = p.redirectUris ?? [];
@@ -165,8 +160,7 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
     },
 
     async listGateways(p: { account?: string }) {
-      if (p.account !== undefined) need(UUID_RE.test(p.account), `invalid account id ${JSON.stringify(p.account)}`);
-      const rows = p.account ? await store.gateways.list(p.account) : await store.gateways.all();
+      const rows = p.account !== undefined ? await store.gateways.list((await requireAccount(store, p.account)).id) : await store.gateways.all();
       return rows.map((g) => ({ id: g.id, account_id: g.accountId, handle: g.handle, url: deps.urls.mcp(g.handle), status: g.status, auth_mode: g.authMode, presentation_mode: g.presentationMode, config_version: g.configVersion }));
     },
 

@@ -1,18 +1,13 @@
 import type { Store } from '../../store/index.ts';
-import { PlatformError } from '../core/errors/index.ts';
 import type { Workflows } from '../workflows/index.ts';
-import { need, UUID_RE } from './checks.ts';
+import { requireAccount } from './resolve.ts';
 
 /**
  * The operator's workflow commands (the management API reads workflows and runs them, but writes none, spec §1):
  * put a definition (a new workflow, or the next version of the one of that name), list, show, delete.
  */
 export function createWorkflowAdmin(deps: { store: Store; workflows: Workflows }) {
-  const account = async (id: unknown) => {
-    need(typeof id === 'string' && UUID_RE.test(id), `invalid account id ${JSON.stringify(id)}`);
-    if (!(await deps.store.accounts.get(id as string))) throw new PlatformError('ADMIN_NOT_FOUND', `no account ${id}`);
-    return id as string;
-  };
+  const account = async (ref: unknown) => (await requireAccount(deps.store, ref)).id;
   const view = (w: { id: string; name: string; description: string; version: number; createdAt: string; updatedAt: string; definition?: unknown }, full = false) => ({
     id: w.id,
     name: w.name,

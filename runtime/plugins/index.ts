@@ -8,5 +8,5 @@ export { prepareUpload, namespaceOf, type PreparedUpload } from './prepare-uploa
 export { activationEffect, compileArtifacts, pluginVersionProjection, requestActivation, versionOutcome, ACTIVATION_WAIT_MS, TRANSPILE_LIMITS, type VersionOutcome } from './activation.ts';
 export { createToolInvoker, type InvokeTool } from './invoke-tool.ts';
 export { pluginToolSource } from './plugin-tool-source.ts';
-export { createPluginBuilds, pluginBuildProjection, BUILD_SOURCE_LIMITS, BUILD_NAME, type PluginBuilds } from './plugin-builds.ts';
+export { createPluginBuilds, pluginBuildProjection, BUILD_SOURCE_LIMITS, BUILD_NAME, WASI_WIT, WASI_PACKAGES, type PluginBuilds } from './plugin-builds.ts';
 export { runBuild, BUILD_LIMITS } from './build-process.ts';

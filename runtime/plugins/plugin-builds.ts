@@ -21,13 +21,13 @@ export const BUILD_NAME = /^[a-z][a-z0-9-]{0,62}[a-z0-9]$/;
 const WORLD = /^[a-z][a-z0-9-]{0,63}$/;
 
 // The WASI WIT packages the component's world may import come with jco (a dependency of componentize-js).
-const WASI_WIT = (() => {
+export const WASI_WIT = (() => {
   const fromComponentize = createRequire(fileURLToPath(import.meta.resolve('@bytecodealliance/componentize-js')));
   let dir = path.dirname(fromComponentize.resolve('@bytecodealliance/jco'));
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   return path.join(dir, 'lib/wit/builtin/0.2.12');
 })();
-const WASI_PACKAGES = ['wasi-cli', 'wasi-clocks', 'wasi-filesystem', 'wasi-http', 'wasi-io', 'wasi-random', 'wasi-sockets'];
+export const WASI_PACKAGES = ['wasi-cli', 'wasi-clocks', 'wasi-filesystem', 'wasi-http', 'wasi-io', 'wasi-random', 'wasi-sockets'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const invalid = (message: string) => new PlatformError('BUILD_INVALID', message);

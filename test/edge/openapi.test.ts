@@ -25,8 +25,8 @@ function routesOf(tree: string): string[] {
   return out.sort();
 }
 
-/** The routes that are not part of the tenant API: browser pages and the operator channel. */
-const HIDDEN = ['GET /device', 'POST /device', 'POST /device/decision', 'GET /viz', 'GET /viz/app.js', 'POST /_operator/admin'];
+/** The routes that are not part of the tenant API: browser pages, the operator channel and the operator's metrics. */
+const HIDDEN = ['GET /device', 'POST /device', 'POST /device/decision', 'GET /viz', 'GET /viz/app.js', 'POST /_operator/admin', 'GET /metrics'];
 const PUBLIC = ['GET /healthz', 'GET /readyz', 'GET /v1/platform-cli/config', 'GET /v1/openapi.json', 'POST /oauth/device/authorize', 'POST /oauth/token', 'GET /v1/files/:id/content'];
 
 describe('the OpenAPI document of the management API', () => {

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
-import { FormData, request as undiciRequest } from 'undici';
+import { request as undiciRequest } from 'undici';
+import { multipartBody } from '../../bin/cli/http.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { a2aCall, bearer, request } from '../helpers/a2a.ts';
 import { AGENT_TEST_RULES, recordingModel, rulesFile, userMessage } from '../helpers/agents.ts';
@@ -42,10 +43,8 @@ describe('skills', () => {
   const api = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, json?: unknown, who: keyof typeof keys = 'owner') => p.call(method, url, { headers: as(who), ...(json !== undefined ? { json } : {}) });
   const create = (name: string, extra: Record<string, unknown> = {}) => api('POST', '/v1/skills', { files: [{ path: 'SKILL.md', content: SKILL_MD(name) }], ...extra });
   const upload = async (bytes: Buffer, fields: Record<string, string> = {}, filename = 'skill.tar.gz') => {
-    const form = new FormData();
-    form.append('archive', new Blob([bytes]), filename);
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    const res = await undiciRequest(`${p.url}/v1/skills/import`, { method: 'POST', headers: { host: `api.${p.config.domain}`, ...as('owner') }, body: form });
+    const form = multipartBody(fields, { field: 'archive', filename, bytes });
+    const res = await undiciRequest(`${p.url}/v1/skills/import`, { method: 'POST', headers: { host: `api.${p.config.domain}`, ...as('owner'), 'content-type': form.contentType }, body: form.body });
     return { status: res.statusCode, json: (await res.body.json()) as any };
   };
 

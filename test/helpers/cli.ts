@@ -14,9 +14,13 @@ export interface CliResult {
 }
 
 /** Runs `platform <args>` as a separate process, as a user would. */
-export function runCli(args: string[], env: Record<string, string>, opts: { timeoutMs?: number; onStderr?: (chunk: string, child: ChildProcess) => void; onStdout?: (chunk: string, child: ChildProcess) => void } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  opts: { timeoutMs?: number; cwd?: string; onStderr?: (chunk: string, child: ChildProcess) => void; onStdout?: (chunk: string, child: ChildProcess) => void } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', NATS_URL: '', ...env }, cwd: ROOT });
+    const child = spawn(CLI, args, { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', NATS_URL: '', ...env }, cwd: opts.cwd ?? ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

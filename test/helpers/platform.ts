@@ -17,11 +17,21 @@ export interface TestPlatform {
 }
 
 export async function startTestPlatform(
-  opts: { driver?: DriverName; clock?: Clock; env?: Record<string, string>; seed?: boolean; logger?: Logger; a2aBackend?: A2aBackend; egressResolve?: EgressResolver } = {},
+  opts: {
+    driver?: DriverName;
+    clock?: Clock;
+    env?: Record<string, string>;
+    seed?: boolean;
+    logger?: Logger;
+    a2aBackend?: A2aBackend;
+    egressResolve?: EgressResolver;
+    /** Write node.json (the operator token) into PLATFORM_DATA_DIR, as `platform serve` does; the test owns that directory. */
+    writeNodeFile?: boolean;
+  } = {},
 ): Promise<TestPlatform> {
   const store = await freshStore(opts.driver ?? 'pglite');
   const config = loadConfig({ PORT: '0', PLATFORM_SEED_DEMO: opts.seed === false ? 'false' : 'true', LOG_LEVEL: 'silent', PLATFORM_SHUTDOWN_GRACE_MS: '1000', ...opts.env });
-  const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}), ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}), writeNodeFile: false });
+  const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}), ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}), writeNodeFile: opts.writeNodeFile ?? false });
   const port = node.edge.port;
   // Public URLs name the real port so that tokens' issuer and printed URLs match what tests call.
   const url = node.edge.localUrl;

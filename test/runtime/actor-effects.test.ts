@@ -170,6 +170,33 @@ describe.each(drivers)('actor host v2 on %s: effects, events, messages, projecti
     expect((await host.read(address))?.context).toMatchObject({ results: [], errors: ['no such tool'] });
   });
 
+  it('tells its effect observer of every run by kind and effect name: done, failed, aborted', async () => {
+    reset();
+    const seen: string[] = [];
+    const host = newHost({
+      effectObserver: {
+        started: (kind, effect) => void seen.push(`started ${kind} ${effect}`),
+        finished: (kind, effect, outcome, seconds) => void seen.push(`${outcome} ${kind} ${effect} ${seconds >= 0}`),
+      },
+    });
+    const address = 'job/acc9/j9';
+    await host.create(address, {});
+    await host.ask(address, { type: 'START', n: 1 });
+    await until(() => calls.length === 1);
+    calls[0]!.resolve({ doubled: 2 });
+    await until(async () => (await host.read(address))?.value === 'idle');
+    await host.ask(address, { type: 'START', n: 2 });
+    await until(() => calls.length === 2);
+    calls[1]!.reject(new PlatformError('TOOL_NOT_FOUND', 'no such tool'));
+    await until(async () => (await host.read(address))?.value === 'idle');
+    await host.ask(address, { type: 'START', n: 3 });
+    await until(() => calls.length === 3);
+    await host.ask(address, { type: 'CANCEL' });
+    calls[2]!.resolve({ doubled: 6 });
+    await until(() => seen.length === 6);
+    expect(seen).toEqual(['started job work', 'done job work true', 'started job work', 'failed job work true', 'started job work', 'aborted job work true']);
+  });
+
   it('a subscriber gets the snapshot, then every later event in order, with no gap and no duplicate', async () => {
     reset();
     // A bus that loses every third event message on its way to subscribers: the journal fills the gaps.

@@ -78,6 +78,23 @@ describe.each(drivers)('actor host on %s', (driver) => {
     await host.stop();
   });
 
+  it('counts its active actors per kind, every kind listed, as they are created, passivated and activated', async () => {
+    const host = newHost();
+    expect([...host.activeByKind()]).toEqual([['device-session', 0], ['account', 0]]);
+    await host.create('account/k1/k1', { accountId: 'k1' });
+    await host.create('account/k2/k2', { accountId: 'k2' });
+    expect([...host.activeByKind()]).toEqual([['device-session', 0], ['account', 2]]);
+    await host.passivateWhere((a) => a === 'account/k1/k1');
+    expect(host.activeByKind().get('account')).toBe(1);
+    await host.read('account/k1/k1');
+    await host.read('account/k1/k1');
+    expect(host.activeByKind().get('account')).toBe(2);
+    await clock.advance(61_000);
+    expect(host.activeByKind().get('account')).toBe(0);
+    expect(host.activeCount()).toBe(0);
+    await host.stop();
+  });
+
   it('durable timers fire after a restart of the host mid-life', async () => {
     const first = newHost();
     const address = 'device-session/platform/s1';

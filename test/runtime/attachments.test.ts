@@ -71,7 +71,7 @@ describe.each(drivers)('readAttachments on %s', (driver) => {
   /** The deps the agent runtime passes, with a task pool that counts the work it was given. */
   const deps = (over: Partial<AttachmentDeps> = {}): AttachmentDeps => ({
     store,
-    tasks: { run: (...args) => (runs++, pool.run(...args)), close: () => pool.close() },
+    tasks: { run: (...args) => (runs++, pool.run(...args)), load: () => pool.load(), close: () => pool.close() },
     config: { egressAllowLoopback: true },
     accountId: 'acct-1',
     ...over,

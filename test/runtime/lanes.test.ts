@@ -54,6 +54,23 @@ describe('per-tenant lanes', () => {
     expect(await other).toBe('b');
   });
 
+  it('keeps node-wide counts of every tenant together (what the metrics read): slots, running, queued, rejected, completed', async () => {
+    const lanes = createLaneScheduler({ slots: 2, perTenantInFlight: 1, queueCap: 2 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const work = [
+      ...['A', 'A', 'A'].map((t) => lanes.run(t, () => gate)),
+      lanes.run('B', () => gate),
+      lanes.run('B', async () => { throw new Error('fails'); }).catch(() => 'failed'),
+    ];
+    const over = await lanes.run('A', () => gate).catch((e: unknown) => e);
+    expect(over).toMatchObject({ code: 'PLT_LANE_OVERLOADED' });
+    expect(lanes.load()).toEqual({ slots: 2, running: 2, queued: 3, rejected: 1, completed: 0 });
+    release();
+    await Promise.all(work);
+    expect(lanes.load()).toEqual({ slots: 2, running: 0, queued: 0, rejected: 1, completed: 5 });
+  });
+
   it('a failing call frees its slot and reports its error', async () => {
     const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 10 });
     await expect(lanes.run('A', async () => { throw new Error('tool failed'); })).rejects.toThrow('tool failed');

@@ -151,7 +151,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     const k1 = await store.apiKeys.create({ id: randomUUID(), accountId: a, principalId: ua.id, secretHash: 'x1', expiresAt: null });
     const k2 = await store.apiKeys.create({ id: randomUUID(), accountId: a, principalId: ua.id, secretHash: 'x2', expiresAt: '2031-05-06T07:08:09.000Z' });
     const k3 = await store.apiKeys.create({ id: randomUUID(), accountId: b, principalId: ub.id, secretHash: 'x3', expiresAt: null });
-    expect(k1).toEqual({ id: k1.id, accountId: a, principalId: ua.id, secretHash: 'x1', expiresAt: null, revokedAt: null, createdAt: iso });
+    expect(k1).toEqual({ id: k1.id, accountId: a, principalId: ua.id, name: null, secretHash: 'x1', expiresAt: null, revokedAt: null, createdAt: iso });
     expect(await store.apiKeys.get(k2.id)).toEqual(k2);
     expect(await store.apiKeys.get(randomUUID())).toBeNull();
     expect((await store.apiKeys.list(a)).map((k) => k.id).sort()).toEqual([k1.id, k2.id].sort());
@@ -164,6 +164,22 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     expect((await store.apiKeys.get(k1.id))?.revokedAt).toBe(first);
     expect((await store.apiKeys.get(k2.id))?.revokedAt).toBeNull();
     expect(await store.apiKeys.revoke(randomUUID(), first)).toBe(false);
+  });
+
+  it('api key names: unique among an account\'s live keys, found by name only there, free again once revoked', async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    const [ua, ub] = [await newUser(a), await newUser(b)];
+    const named = (accountId: string, principalId: string) => store.apiKeys.create({ id: randomUUID(), accountId, principalId, name: 'ci', secretHash: 'h', expiresAt: null });
+    const ka = await named(a, ua.id);
+    const kb = await named(b, ub.id);
+    expect(ka.name).toBe('ci');
+    expect((await store.apiKeys.byName(a, 'ci'))?.id).toBe(ka.id);
+    expect((await store.apiKeys.byName(b, 'ci'))?.id).toBe(kb.id);
+    expect(isUniqueViolation(await named(a, ua.id).catch((e: unknown) => e))).toBe(true);
+    await store.apiKeys.revoke(ka.id, '2026-03-01T10:00:00.000Z');
+    expect(await store.apiKeys.byName(a, 'ci')).toBeNull();
+    const again = await named(a, ua.id);
+    expect((await store.apiKeys.byName(a, 'ci'))?.id).toBe(again.id);
   });
 
   describe.each(['gateways', 'agents'] as const)('%s', (repo) => {

@@ -11,6 +11,16 @@ export interface EffectRun {
   controller: AbortController;
 }
 
+/**
+ * Told of every run of an effect (the node's metrics): the actor kind and the effect's name only, never an address,
+ * so what it counts stays bounded by the statecharts, not by the tenants. `aborted`: the run was cancelled or moved
+ * (its outcome, if any, is dropped).
+ */
+export interface EffectObserver {
+  started(kind: string, effect: string): void;
+  finished(kind: string, effect: string, outcome: 'done' | 'failed' | 'aborted', seconds: number): void;
+}
+
 export interface EffectRecord {
   name: string;
   key: string;
@@ -28,9 +38,10 @@ export function createEffectRunner(deps: {
   bus?: Bus;
   clock: Clock;
   deliver: (address: string, effectId: string, key: string, outcome: { type: string } & Record<string, unknown>) => unknown;
+  observer?: EffectObserver;
 }) {
   return function run(
-    actor: { address: string; accountId: string; running: Map<string, EffectRun> },
+    actor: { address: string; accountId: string; kind: { kind: string }; running: Map<string, EffectRun> },
     impl: EffectImpl,
     cost: number,
     effectId: string,
@@ -58,9 +69,18 @@ export function createEffectRunner(deps: {
         }
       }
     };
+    const { observer } = deps;
+    const kind = actor.kind.kind;
+    const began = observer ? performance.now() : 0;
+    observer?.started(kind, rec.name);
+    const finished = (outcome: 'done' | 'failed') => observer?.finished(kind, rec.name, controller.signal.aborted ? 'aborted' : outcome, (performance.now() - began) / 1000);
     void inLane().then(
-      (output) => deps.deliver(address, effectId, rec.key, { type: EFFECT_DONE, output: output ?? null }),
+      (output) => {
+        finished('done');
+        return deps.deliver(address, effectId, rec.key, { type: EFFECT_DONE, output: output ?? null });
+      },
       (err) => {
+        finished('failed');
         // `at`: machines are pure, so a failure's time (a task's status timestamp) comes with it.
         if (!controller.signal.aborted) return deps.deliver(address, effectId, rec.key, { type: EFFECT_FAILED, error: { ...asPlatformError(err).toWire(), at: deps.clock.now() } });
       },

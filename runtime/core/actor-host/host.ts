@@ -10,7 +10,7 @@ import type { ActorEvent, ActorKind, ActorState, TurnResult } from './kinds.ts';
 import { createTimerService, type TimerService } from './durable-timers.ts';
 import type { Transition } from './inspection.ts';
 import { activeEffects, prepareKinds, type PreparedKind as Kind } from './effect-logic.ts';
-import { createEffectRunner, type EffectRecord, type EffectRun } from './effect-runs.ts';
+import { createEffectRunner, type EffectObserver, type EffectRecord, type EffectRun } from './effect-runs.ts';
 import { planTurn, stateOf } from './turn-plan.ts';
 import { createMailboxes } from './mailbox.ts';
 import { createOutbox } from './outbox.ts';
@@ -36,6 +36,8 @@ export interface ActorHostOptions {
   /** How often unfinished effects and undelivered messages of owned shards are looked for. */
   sweepMs?: number;
   onError?: (err: unknown, context: string) => void;
+  /** Told of every effect run (the node's metrics). */
+  effectObserver?: EffectObserver;
 }
 
 export interface ActorHost extends ActorSystem {
@@ -47,6 +49,8 @@ export interface ActorHost extends ActorSystem {
   /** Resumes the unfinished effects and undelivered messages of the shards this node owns. */
   resume(): Promise<void>;
   activeCount(): number;
+  /** Active actors per kind, every kind listed (0 when none is active): kept as actors come and go. */
+  activeByKind(): ReadonlyMap<string, number>;
   /** Persisted already after every turn, so passivation drops the in-memory actor and stops its effects here. */
   passivateAll(): Promise<void>;
   /** Passivates the active actors whose address matches, each after the turns already in its mailbox. */
@@ -89,6 +93,14 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
   const onError = opts.onError ?? (() => {});
   const runInLane = opts.runInLane ?? ((_a, _c, job) => job());
   const active = new Map<string, Entry>();
+  const perKind = new Map<string, number>(opts.kinds.map((k) => [k.kind, 0]));
+  /** `active` changes only through `admit` and `deactivate`, so the per-kind counts follow it exactly. */
+  const admit = (entry: Entry) => {
+    const previous = active.get(entry.address);
+    if (previous) perKind.set(previous.kind.kind, perKind.get(previous.kind.kind)! - 1);
+    active.set(entry.address, entry);
+    perKind.set(entry.kind.kind, (perKind.get(entry.kind.kind) ?? 0) + 1);
+  };
   const bySystem = new WeakMap<object, Entry>();
   const mailboxes = createMailboxes();
   const listeners = new Map<string, Set<(t: Transition) => void>>();
@@ -155,7 +167,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       for (const r of await opts.store.effects.forAddress(address)) entry.recorded.set(r.effectId, { name: r.name, key: r.key, input: r.input });
     }
     entry.actor.start();
-    active.set(address, entry);
+    admit(entry);
     const resumed = entry.resumed.splice(0);
     for (const id of resumed) await resumeRun(entry, id);
     return entry;
@@ -174,7 +186,10 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     for (const r of entry.running.values()) r.controller.abort(new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor stopped running on this node'));
     entry.running.clear();
     entry.actor.stop();
-    if (active.get(entry.address) === entry) active.delete(entry.address);
+    if (active.get(entry.address) === entry) {
+      active.delete(entry.address);
+      perKind.set(entry.kind.kind, perKind.get(entry.kind.kind)! - 1);
+    }
   }
 
   function touch(entry: Entry) {
@@ -193,7 +208,13 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     );
   }
 
-  const runEffect = createEffectRunner({ runInLane, bus: opts.bus, clock, deliver: (address, effectId, key, outcome) => deliver(address, effectId, key, outcome) });
+  const runEffect = createEffectRunner({
+    runInLane,
+    bus: opts.bus,
+    clock,
+    deliver: (address, effectId, key, outcome) => deliver(address, effectId, key, outcome),
+    ...(opts.effectObserver ? { observer: opts.effectObserver } : {}),
+  });
   const run = (entry: Entry, effectId: string, rec: EffectRecord, attempt: number) =>
     runEffect(entry, entry.kind.effects[rec.name]!, entry.kind.costs[rec.name] ?? 1, effectId, rec, attempt);
 
@@ -378,7 +399,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
         const entry = start(address, kind, { input }, 0, 0);
         entry.turn = { emitted: [], started: new Set() };
         entry.actor.start();
-        active.set(address, entry);
+        admit(entry);
         try {
           return await commit(entry, { type: 'xstate.init' });
         } catch (err) {
@@ -409,6 +430,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     },
     resume,
     activeCount: () => active.size,
+    activeByKind: () => perKind,
     passivateAll: () => passivateWhere(() => true),
     passivateWhere,
     async stop() {

@@ -5,3 +5,4 @@ export { createActorHost, type ActorHost, type ActorHostOptions } from './host.t
 export { watchActor, type Transition } from './inspection.ts';
 export { subscribeActor, type ActorStreamItem, type ActorSubscription } from './subscribe.ts';
 export type { TimerService } from './durable-timers.ts';
+export type { EffectObserver } from './effect-runs.ts';

@@ -12,6 +12,8 @@ export interface PlatformConfig {
   domain: string;
   publicScheme: 'http' | 'https';
   publicPort: number;
+  /** PEM files the node serves HTTPS with (read and checked at start, edge/tls-credentials.ts); null: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | null;
   dataDir: string;
   databaseUrl: string | null;
   natsUrl: string | null;
@@ -19,6 +21,12 @@ export interface PlatformConfig {
   nodeId: string | null;
   clusterName: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: pretty lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** The token a Prometheus scraper presents as `Authorization: Bearer` at `/metrics`; null: none is accepted. */
+  metricsToken: string | null;
+  /** Scrapes of `/metrics` from loopback need no token (a scraper beside the node, never one behind a local proxy). */
+  metricsAllowLoopback: boolean;
   deviceCodeTtlSeconds: number;
   devicePollIntervalSeconds: number;
   actorIdleSeconds: number;
@@ -78,11 +86,13 @@ export interface Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  { env: 'PORT', default: '8080', description: 'HTTP port of the node (all three surfaces share it; routed by Host)' },
+  { env: 'PORT', default: '8080', description: 'Port of the node, HTTP or with `PLATFORM_TLS_CERT` HTTPS (all three surfaces share it; routed by Host)' },
   { env: 'HOST', default: '127.0.0.1', description: 'Interface to listen on (`0.0.0.0` in containers)' },
   { env: 'PLATFORM_DOMAIN', default: 'localhost', description: 'Domain of the hosts: `api.<domain>`, `mcp-{handle}.<domain>`, `agent-{handle}.<domain>`' },
-  { env: 'PLATFORM_PUBLIC_SCHEME', default: 'http', description: 'Scheme of the URLs the platform prints and signs (`http` or `https` behind a TLS proxy)' },
+  { env: 'PLATFORM_PUBLIC_SCHEME', default: 'http (https with PLATFORM_TLS_CERT)', description: 'Scheme of the URLs the platform prints and signs (`http`, or `https` when the node serves TLS itself or sits behind a TLS proxy)' },
   { env: 'PLATFORM_PUBLIC_PORT', default: '$PORT', description: 'Port of the public URLs (omitted from URLs when it is the scheme default)' },
+  { env: 'PLATFORM_TLS_CERT', default: '(none: plain HTTP)', description: "PEM file of the certificate the node serves HTTPS with (the server's certificate first, then any intermediates); with `PLATFORM_TLS_KEY` the port speaks HTTPS only and every public URL is `https`. `platform dev-cert` makes one for local use (docs/https.md)" },
+  { env: 'PLATFORM_TLS_KEY', default: '(none)', description: "PEM file of that certificate's private key, unencrypted (keep it mode 0600); a missing, unreadable or mismatched file stops the start" },
   { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
@@ -90,6 +100,9 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_CLUSTER', default: 'platform', description: 'Cluster name: prefixes its NATS subjects and KV buckets, so clusters can share a NATS server' },
   { env: 'PLATFORM_NODE_ID', default: '(host-pid-random)', description: 'This node\'s name in the cluster (letters, digits, `-`, `_`)' },
   { env: 'LOG_LEVEL', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  { env: 'PLATFORM_LOG_FORMAT', default: 'auto', description: '`auto` (pretty lines when stdout is a terminal, JSON lines otherwise), `json` or `pretty`' },
+  { env: 'PLATFORM_METRICS_TOKEN', default: '(none)', description: 'Token a Prometheus scraper sends as `Authorization: Bearer <token>` to read `/metrics` on the management host (32..512 characters of letters, digits and `-._~+/=`); without it only the operator token from loopback reads them (docs/operations.md)' },
+  { env: 'PLATFORM_METRICS_ALLOW_LOOPBACK', default: 'false', description: 'Let scrapes of `/metrics` from loopback in without a token (`true` or `false`); never behind a proxy on the same host, whose requests all come from loopback' },
   { env: 'PLATFORM_DEVICE_CODE_TTL', default: '600', description: 'Lifetime of a device-flow code in seconds (60..3600)' },
   { env: 'PLATFORM_DEVICE_POLL_INTERVAL', default: '5', description: 'Seconds a device-flow client waits between polls (1..60)' },
   { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
@@ -133,6 +146,7 @@ export class ConfigError extends Error {
 
 const DOMAIN_RE = /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS: readonly PlatformConfig['logFormat'][] = ['auto', 'json', 'pretty'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PlatformConfig {
   const problems: string[] = [];
@@ -151,10 +165,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const port = int('PORT', 8080, 0, 65535);
   const domain = str('PLATFORM_DOMAIN', 'localhost').toLowerCase();
   if (!DOMAIN_RE.test(domain)) problems.push(`PLATFORM_DOMAIN=${JSON.stringify(domain)}: expected a DNS name such as localhost or example.com`);
-  const scheme = str('PLATFORM_PUBLIC_SCHEME', 'http');
+  // The files are read at start (edge/tls-credentials.ts), not here: every CLI command loads this configuration.
+  const tlsCert = str('PLATFORM_TLS_CERT', '');
+  const tlsKey = str('PLATFORM_TLS_KEY', '');
+  if (tlsCert && !tlsKey) problems.push('PLATFORM_TLS_CERT is set without PLATFORM_TLS_KEY: the node needs both files to serve HTTPS');
+  if (tlsKey && !tlsCert) problems.push('PLATFORM_TLS_KEY is set without PLATFORM_TLS_CERT: the node needs both files to serve HTTPS');
+  const scheme = str('PLATFORM_PUBLIC_SCHEME', tlsCert ? 'https' : 'http');
   if (scheme !== 'http' && scheme !== 'https') problems.push(`PLATFORM_PUBLIC_SCHEME=${JSON.stringify(scheme)}: expected http or https`);
+  // An http URL for a port that speaks only TLS would be printed, signed into tokens and answered by nothing.
+  if (tlsCert && scheme === 'http') problems.push('PLATFORM_PUBLIC_SCHEME="http": the node serves HTTPS (PLATFORM_TLS_CERT is set), so its public URLs are https; leave it unset or set https');
   const logLevel = str('LOG_LEVEL', 'info');
   if (!(LEVELS as readonly string[]).includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LEVELS.join(', ')}`);
+  const logFormat = str('PLATFORM_LOG_FORMAT', 'auto');
+  if (!LOG_FORMATS.includes(logFormat as PlatformConfig['logFormat'])) problems.push(`PLATFORM_LOG_FORMAT=${JSON.stringify(logFormat)}: expected one of ${LOG_FORMATS.join(', ')}`);
+  const metricsToken = str('PLATFORM_METRICS_TOKEN', '') || null;
+  if (metricsToken && !/^[A-Za-z0-9._~+/=-]{32,512}$/.test(metricsToken)) problems.push('PLATFORM_METRICS_TOKEN: expected 32 to 512 letters, digits or -._~+/= (e.g. `openssl rand -hex 32`)');
+  const metricsLoopback = str('PLATFORM_METRICS_ALLOW_LOOPBACK', 'false');
+  if (metricsLoopback !== 'true' && metricsLoopback !== 'false') problems.push(`PLATFORM_METRICS_ALLOW_LOOPBACK=${JSON.stringify(metricsLoopback)}: expected true or false`);
   const databaseUrl = str('DATABASE_URL', '') || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
   const natsUrl = str('NATS_URL', '') || null;
@@ -203,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     domain,
     publicScheme: scheme === 'https' ? 'https' : 'http',
     publicPort: int('PLATFORM_PUBLIC_PORT', port, 0, 65535),
+    tls: tlsCert && tlsKey ? { certFile: path.resolve(cwd, tlsCert), keyFile: path.resolve(cwd, tlsKey) } : null,
     dataDir: path.resolve(cwd, str('PLATFORM_DATA_DIR', './.platform')),
     databaseUrl,
     natsUrl,
@@ -210,6 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     nodeId,
     clusterName,
     logLevel: logLevel as PlatformConfig['logLevel'],
+    logFormat: logFormat as PlatformConfig['logFormat'],
+    metricsToken,
+    metricsAllowLoopback: metricsLoopback === 'true',
     deviceCodeTtlSeconds: int('PLATFORM_DEVICE_CODE_TTL', 600, 60, 3600),
     devicePollIntervalSeconds: int('PLATFORM_DEVICE_POLL_INTERVAL', 5, 1, 60),
     actorIdleSeconds: int('PLATFORM_ACTOR_IDLE_SECONDS', 120, 1, 86_400),
@@ -259,6 +290,7 @@ export function urls(c: Pick<PlatformConfig, 'publicScheme' | 'publicPort' | 'do
   };
 }
 
+/** The cache folder of the platform's own node_modules (not the working directory's), unless set; `none`: off. */
 /** The operator's Chromium, else Debian's where it is installed; `none` turns the captures off. */
 function chromiumPathOf(given: string): string | null {
   if (given === 'none') return null;

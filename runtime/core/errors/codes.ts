@@ -52,6 +52,7 @@ export const ERRORS = {
   MGMT_CREDENTIAL_REVOKED: e('unauthenticated', 'revoked credential: this API key has been revoked', 'Ask the operator for a new key.'),
   MGMT_PRINCIPAL_INACTIVE: e('unauthenticated', 'invalid credential: its principal is disabled or no longer a member of the account', 'Ask the operator to restore the principal, or use another credential.'),
   MGMT_FORBIDDEN: e('forbidden', 'forbidden: the caller lacks the authority this operation needs', 'Use a principal whose role grants the authority (see the roles table).'),
+  MGMT_OPERATOR_ONLY: e('forbidden', "forbidden: this route is the operator's; the credential is neither the scrape token nor, from loopback, the operator token", "Scrape with the node's `PLATFORM_METRICS_TOKEN` as `Authorization: Bearer`, or from the node's host with the operator token of its `node.json` (docs/operations.md)."),
   MGMT_INVALID_QUERY: e('invalid', 'invalid query parameter', 'Correct the parameter named in the message.'),
   MGMT_INVALID_BODY: e('invalid', 'malformed request body', 'Send a JSON object with the documented fields.'),
   MGMT_INVALID_PATH: e('invalid', 'invalid path parameter', 'Correct the path segment named in the message.'),

@@ -1,1 +1,1 @@
-export { createLaneScheduler, type LaneOptions, type LaneScheduler, type LaneStats } from './lane-scheduler.ts';
+export { createLaneScheduler, type LaneOptions, type LaneScheduler, type LaneStats, type LaneLoad } from './lane-scheduler.ts';

@@ -26,6 +26,15 @@ export interface LaneStats {
   latency: { p50: number; p99: number; max: number; samples: number };
 }
 
+/** The scheduler as a whole (every tenant): what the node's metrics read at a scrape, kept as running counts. */
+export interface LaneLoad {
+  slots: number;
+  running: number;
+  queued: number;
+  rejected: number;
+  completed: number;
+}
+
 interface Task {
   run: () => Promise<unknown>;
   resolve: (v: unknown) => void;
@@ -57,6 +66,10 @@ export function createLaneScheduler(opts: LaneOptions) {
   /** Tenants with queued work, in round-robin order. */
   const active: string[] = [];
   let running = 0;
+  // Node-wide counts, kept as the lanes change so that reading them never walks the tenants.
+  let queued = 0;
+  let rejected = 0;
+  let completed = 0;
 
   const lane = (tenant: string): Lane => {
     let l = lanes.get(tenant);
@@ -89,6 +102,7 @@ export function createLaneScheduler(opts: LaneOptions) {
       idle = 0;
       l.deficit -= head.cost;
       l.queue.shift();
+      queued--;
       if (l.queue.length > 0) active.push(tenant);
       else l.deficit = 0;
       start(tenant, l, head);
@@ -102,6 +116,7 @@ export function createLaneScheduler(opts: LaneOptions) {
       running--;
       l.running--;
       l.completed++;
+      completed++;
       l.latencies.push(now() - t.submitted);
       if (l.latencies.length > WINDOW) l.latencies.shift();
       if (l.queue.length > 0 && !active.includes(tenant)) active.push(tenant);
@@ -127,10 +142,12 @@ export function createLaneScheduler(opts: LaneOptions) {
       const l = lane(tenant);
       if (l.queue.length >= opts.queueCap) {
         l.rejected++;
+        rejected++;
         return Promise.reject(new PlatformError('PLT_LANE_OVERLOADED', `the account has ${opts.queueCap} calls waiting already; retry later`, { data: { retryAfterSeconds: 1 } }));
       }
       return new Promise<T>((resolve, reject) => {
         l.queue.push({ run: task, resolve: resolve as (v: unknown) => void, reject, cost, submitted: now() });
+        queued++;
         if (!active.includes(tenant)) active.push(tenant);
         dispatch();
       });
@@ -147,6 +164,7 @@ export function createLaneScheduler(opts: LaneOptions) {
       };
     },
     tenants: () => [...lanes.keys()],
+    load: (): LaneLoad => ({ slots: opts.slots, running, queued, rejected, completed }),
   };
 }
 

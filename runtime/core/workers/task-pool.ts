@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { fromWire, PlatformError, type ErrorCode } from '../errors/index.ts';
-import { createLaneScheduler } from '../lanes/index.ts';
+import { createLaneScheduler, type LaneLoad } from '../lanes/index.ts';
 
 const WORKER_FILE = fileURLToPath(new URL('./task-worker.mjs', import.meta.url));
 
@@ -29,6 +29,8 @@ export interface TaskPool {
    * arguments the same way (the caller must not use them afterwards).
    */
   run<T>(module: URL, fn: string, args: unknown[], limits: TaskLimits, opts: TaskOptions): Promise<T>;
+  /** Its lanes as a whole (the node's metrics). */
+  load(): LaneLoad;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function createTaskPool(opts: { threads?: number; heapMb?: number; queueP
     run<T>(module: URL, fn: string, args: unknown[], limits: TaskLimits, o: TaskOptions): Promise<T> {
       return lanes.run(o.tenant, () => runNow<T>(module, fn, args, limits, o));
     },
+    load: () => lanes.load(),
     async close() {
       await piscina?.destroy();
       piscina = null;
