@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { figuresMarkdown, figuresSvg, type Figure } from './figures.ts';
 import { ratio, type Summary } from './stats.ts';
 
 export interface Target {
@@ -35,6 +36,8 @@ export interface Report {
   machine: Machine;
   parameters: Record<string, string | number>;
   rows: Row[];
+  /** Measured quantities that are not calls (start times, memory), in a table of their own (figures.ts). */
+  figures?: Figure[];
   notes: string[];
 }
 
@@ -99,7 +102,7 @@ export function machineLine(m: Machine): string {
 
 export function markdown(r: Report): string {
   const byLabel = new Map(comparisons(r).map((c) => [c.label, c]));
-  const targets = r.rows.flatMap((x) => x.targets ?? []);
+  const targets = [...r.rows, ...(r.figures ?? [])].flatMap((x) => x.targets ?? []);
   const params = Object.entries(r.parameters)
     .map(([k, v]) => `${k} ${v}`)
     .join(' · ');
@@ -110,13 +113,18 @@ export function markdown(r: Report): string {
     '',
     `Parameters: ${params}.`,
     '',
-    '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|',
-    ...r.rows.map((x) => {
-      const c = byLabel.get(x.label);
-      return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} |`;
-    }),
-    '',
+    ...(r.rows.length || !r.figures?.length
+      ? [
+          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result |',
+          '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|',
+          ...r.rows.map((x) => {
+            const c = byLabel.get(x.label);
+            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} |`;
+          }),
+          '',
+        ]
+      : []),
+    ...(r.figures?.length ? [...figuresMarkdown(r.figures), ''] : []),
     `Ratios are ours / reference, both measured in this run. ${targets.length ? `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}.` : 'This scenario has no target.'}`,
     '',
     ...r.notes.map((n) => `- ${n}`),
@@ -164,11 +172,18 @@ export function svg(r: Report): string {
       y += rowH;
     }
   };
-  panel('calls/s (higher is better)', (x) => x.throughput, (x) => `${fmtInt(x.throughput)}/s`, (c) => c.throughputRatio);
-  panel('p99 latency in ms (lower is better)', (x) => x.p99, (x) => `${fmtMs(x.p99)} ms`, (c) => c.p99Ratio);
+  if (r.rows.length) {
+    panel('calls/s (higher is better)', (x) => x.throughput, (x) => `${fmtInt(x.throughput)}/s`, (c) => c.throughputRatio);
+    panel('p99 latency in ms (lower is better)', (x) => x.p99, (x) => `${fmtMs(x.p99)} ms`, (c) => c.p99Ratio);
+  }
+  if (r.figures?.length) {
+    const drawn = figuresSvg(r.figures, y, { labelW, barMax });
+    parts.push(...drawn.parts);
+    y = drawn.y;
+  }
 
   y += 22;
-  const targets = r.rows.flatMap((row) => (row.targets ?? []).map((t) => ({ row, t })));
+  const targets = [...r.rows, ...(r.figures ?? [])].flatMap((row) => (row.targets ?? []).map((t) => ({ row, t })));
   for (const { row, t } of targets) {
     parts.push(`<text x="10" y="${y}" font-size="12" fill="${t.met ? '#1a7f37' : '#c62828'}">${esc(`${t.met ? '✓ met' : '✗ missed'}: ${row.label}: ${t.description}`)}</text>`);
     y += 18;

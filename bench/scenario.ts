@@ -1,3 +1,4 @@
+import type { Figure } from './figures.ts';
 import type { Row } from './report.ts';
 import type { RunOptions } from './runner.ts';
 
@@ -10,6 +11,8 @@ export interface ScenarioResult {
   title: string;
   parameters: Record<string, string | number>;
   rows: Row[];
+  /** Measured quantities that are not calls (start times, memory): see figures.ts. */
+  figures?: Figure[];
   notes: string[];
 }
 

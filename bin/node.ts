@@ -7,6 +7,7 @@ import { connectNats, createNatsBus, createServices, seedDemoTenant, urls, type 
 import { openStore, type Store } from '../store/index.ts';
 import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
+import { settleMemoryWhenQuiet } from './memory-settle.ts';
 
 export interface PlatformNode {
   services: Services;
@@ -23,7 +24,7 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<{ sto
   ensureDataDir(config.dataDir);
   const release = lockEmbeddedDb(config.dataDir);
   try {
-    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir), blobDir: blobDir(config.dataDir) }), release };
+    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir), blobDir: blobDir(config.dataDir), templateDir: config.pgliteTemplateDir }), release };
   } catch (err) {
     release();
     throw err;
@@ -89,6 +90,9 @@ export async function startPlatform(opts: {
       writeNodeFile(config.dataDir, { pid: process.pid, url: edge.localUrl, api_url: urls(config).api, operator_token: operatorToken, started_at: new Date().toISOString() });
     }
     const svc = services;
+    // A node of its own process gives back what its start grew and no longer uses (memory-settle.ts); tests that
+    // pass their own store share a process with others and skip it.
+    const stopSettle = opts.store ? () => {} : settleMemoryWhenQuiet({ onSettled: (r) => logger.debug({ rssBeforeMb: r.rssBefore >> 20, rssAfterMb: r.rssAfter >> 20, ms: Math.round(r.ms) }, 'memory settled after start') });
     let closing: Promise<void> | undefined;
     return {
       services: svc,
@@ -97,6 +101,7 @@ export async function startPlatform(opts: {
       demo,
       close: () =>
         (closing ??= (async () => {
+          stopSettle();
           await edge.close();
           await svc.close();
           await nc?.drain().catch(() => {});

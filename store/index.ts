@@ -1,7 +1,7 @@
 import type { Db, Queryable } from './db.ts';
 import { openPg } from './pg-driver.ts';
 import { openPglite } from './pglite-driver.ts';
-import { migrate } from './migrate.ts';
+import { loadMigrations, migrate, migrationScript, MIGRATIONS_TABLE_SQL } from './migrate.ts';
 import { blobStore, type BlobStore } from './blob-store.ts';
 import { accountsRepo, principalsRepo } from './accounts-repo.ts';
 import { apiKeysRepo } from './api-keys-repo.ts';
@@ -114,16 +114,27 @@ export interface Store extends Repositories {
 
 export type StoreOptions =
   | { driver: 'pg'; connectionString: string; schema?: string }
-  | { driver: 'pglite'; dataDir?: string; /** Where blobs live as files; without it (an in-memory PGlite) in memory. */ blobDir?: string };
+  | {
+      driver: 'pglite';
+      dataDir?: string;
+      /** Where blobs live as files; without it (an in-memory PGlite) in memory. */
+      blobDir?: string;
+      /** Where a fresh cluster is kept so later data directories skip initdb (pglite-cluster.ts); null or absent: none. */
+      templateDir?: string | null;
+    };
 
 /** Opens the configured driver and applies pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
+  const migrations = await loadMigrations();
+  // A new embedded database is made with its migrations applied (and kept so as a template, see pglite-cluster.ts);
+  // migrate() below then finds nothing left to do.
+  const setup = [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...migrations.map((m) => ({ name: m.name, sql: migrationScript(m) }))];
   const db =
     opts.driver === 'pg'
       ? await openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) })
-      : await openPglite(opts.dataDir);
+      : await openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup });
   try {
-    await migrate(db);
+    await migrate(db, migrations);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;

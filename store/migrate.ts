@@ -22,13 +22,20 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return out;
 }
 
+/** The table that records which migrations a database has. */
+export const MIGRATIONS_TABLE_SQL =
+  'create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())';
+
+/** One migration as the script that applies and records it in one transaction. */
+export function migrationScript(m: Migration): string {
+  return `begin; ${m.sql}; insert into schema_migrations (id, name) values (${m.id}, '${m.name}'); commit;`;
+}
+
 /** Applies the numbered migrations not applied yet, each in its own transaction. Idempotent and safe to race. */
 export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
   const all = migrations ?? (await loadMigrations());
   return db.withAdvisoryLock(MIGRATION_LOCK_KEY, async (conn) => {
-    await conn.exec(
-      'create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())',
-    );
+    await conn.exec(MIGRATIONS_TABLE_SQL);
     const done = new Set(
       (await conn.query<{ id: number }>('select id from schema_migrations')).rows.map((r) => Number(r.id)),
     );
@@ -36,7 +43,7 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
     for (const m of all) {
       if (done.has(m.id)) continue;
       try {
-        await conn.exec(`begin; ${m.sql}; insert into schema_migrations (id, name) values (${m.id}, '${m.name}'); commit;`);
+        await conn.exec(migrationScript(m));
       } catch (err) {
         await conn.exec('rollback').catch(() => {});
         throw new Error(`migration ${m.name} failed: ${(err as Error).message}`, { cause: err });

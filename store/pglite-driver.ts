@@ -1,6 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
+import { prepareCluster, type SetupStep } from './pglite-cluster.ts';
 
 /**
  * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
@@ -13,10 +16,42 @@ import { classifyDriverError, normalizeRows, type Db, type Queryable, type Query
  */
 const YIELD_AFTER_MS = 25;
 
-export async function openPglite(dataDir?: string): Promise<Db> {
+/**
+ * PGlite's own start parameters, with a smaller buffer pool. initdb sizes shared_buffers at 128 MB, and PGlite's
+ * WebAssembly memory holds all of it whether or not it is used: most of the embedded database's share of a node's
+ * memory at rest. An embedded database is small and its files stay in the OS page cache, so a page that leaves the
+ * pool is read back in microseconds.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+// The lib the project compiles against declares WebAssembly's types, not its global (as in sandbox.ts).
+const Wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+
+/** PostgreSQL's WebAssembly, compiled: started before a new cluster is made, it compiles while initdb runs. */
+async function compilePglite(): Promise<WebAssembly.Module> {
+  return Wasm.compile(await readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')));
+}
+
+export interface PgliteOptions {
+  /** Where a fresh cluster is kept for later data directories (see pglite-cluster.ts); null: none is kept or used. */
+  templateDir?: string | null;
+  /** Scripts a new cluster in `dataDir` gets before it opens (the migrations), and its template with it. */
+  setup?: readonly SetupStep[];
+}
+
+export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
   // int8 as decimal strings, as node-postgres returns them: the two drivers must agree on every shape.
   const parsers = { 20: (v: string) => v };
-  const db = await PGlite.create(dataDir ? { dataDir, parsers } : { parsers });
+  const startParams = [...PGLITE_START_PARAMS];
+  let pgliteWasmModule: WebAssembly.Module | undefined;
+  if (dataDir) {
+    const compiling = compilePglite();
+    // Settled here, so a failed start leaves no rejection behind.
+    const compiled = compiling.catch(() => undefined);
+    await prepareCluster(dataDir, { templateDir: opts.templateDir ?? null, startParams, setup: opts.setup ?? [] });
+    pgliteWasmModule = await compiled;
+  }
+  const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), parsers, startParams, ...(pgliteWasmModule ? { pgliteWasmModule } : {}) });
   // PGlite has a single connection: transactions must not interleave with other queries, so calls are serialized.
   let chain: Promise<unknown> = Promise.resolve();
   function serialized<T>(fn: () => Promise<T>): Promise<T> {

@@ -8,5 +8,6 @@ import { hostileUpload } from './hostile-upload.ts';
 import { a2aSend } from './a2a-send.ts';
 import { pushFanout } from './push-fanout.ts';
 import { builtinCall } from './builtin-call.ts';
+import { embeddedStart } from './embedded-start.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall, embeddedStart];

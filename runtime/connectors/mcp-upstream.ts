@@ -1,4 +1,4 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { egressStreamingFetch, type EgressOptions } from '../core/egress/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { JsonSchema } from '../tools/index.ts';
@@ -29,6 +29,9 @@ const MAX_PAGES = 20;
 export function mcpUpstream(url: string, headers: Record<string, string>, egress: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'>) {
   let session: Promise<Client> | null = null;
   const connect = async () => {
+    // Loaded with the first connection, not with the node: most nodes never open one, and the SDK (with its schema
+    // libraries) took about a quarter of a second of every start.
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client({ name: 'agent-platform-connector', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: egressStreamingFetch(egress), requestInit: { headers } });
     await client.connect(transport);

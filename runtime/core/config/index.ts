@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Every setting of the platform, read and validated in one place. Defaults run on a bare machine (PGlite in the
@@ -15,6 +16,8 @@ export interface PlatformConfig {
   /** PEM files the node serves HTTPS with (read and checked at start, edge/tls-credentials.ts); null: plain HTTP. */
   tls: { certFile: string; keyFile: string } | null;
   dataDir: string;
+  /** Where a freshly made embedded database is kept, so new data directories start from a copy; null: none. */
+  pgliteTemplateDir: string | null;
   databaseUrl: string | null;
   natsUrl: string | null;
   leaseMs: number;
@@ -94,6 +97,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_TLS_CERT', default: '(none: plain HTTP)', description: "PEM file of the certificate the node serves HTTPS with (the server's certificate first, then any intermediates); with `PLATFORM_TLS_KEY` the port speaks HTTPS only and every public URL is `https`. `platform dev-cert` makes one for local use (docs/https.md)" },
   { env: 'PLATFORM_TLS_KEY', default: '(none)', description: "PEM file of that certificate's private key, unencrypted (keep it mode 0600); a missing, unreadable or mismatched file stops the start" },
   { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
+  { env: 'PLATFORM_PGLITE_TEMPLATE_DIR', default: 'node_modules/.cache/agent-platform', description: "Where a new embedded database (initdb and the migrations, no rows) is kept, so a later new data directory starts from a copy instead of making one again (seconds); `none`: always make it" },
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
   { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
@@ -232,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicPort: int('PLATFORM_PUBLIC_PORT', port, 0, 65535),
     tls: tlsCert && tlsKey ? { certFile: path.resolve(cwd, tlsCert), keyFile: path.resolve(cwd, tlsKey) } : null,
     dataDir: path.resolve(cwd, str('PLATFORM_DATA_DIR', './.platform')),
+    pgliteTemplateDir: templateDirOf(str('PLATFORM_PGLITE_TEMPLATE_DIR', ''), cwd),
     databaseUrl,
     natsUrl,
     leaseMs: int('PLATFORM_LEASE_MS', 3000, 1000, 60_000),
@@ -291,6 +296,12 @@ export function urls(c: Pick<PlatformConfig, 'publicScheme' | 'publicPort' | 'do
 }
 
 /** The cache folder of the platform's own node_modules (not the working directory's), unless set; `none`: off. */
+function templateDirOf(given: string, cwd: string): string | null {
+  if (given === 'none') return null;
+  if (given) return path.resolve(cwd, given);
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.cache/agent-platform');
+}
+
 /** The operator's Chromium, else Debian's where it is installed; `none` turns the captures off. */
 function chromiumPathOf(given: string): string | null {
   if (given === 'none') return null;
