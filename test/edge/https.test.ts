@@ -7,8 +7,8 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { TestOAuthProvider } from '../helpers/oauth-client.ts';
 import pino from 'pino';
 import { Agent, fetch as undiciFetch, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -117,7 +117,7 @@ describe('[SURF-01] a node with PLATFORM_TLS_CERT serves its three surfaces on s
     await p.node.services.admin.bindGateway({ gateway: g.id, capability: p.node.demo!.plugin.capabilityId });
     const origin = new URL(`${p.node.services.urls.mcp('sdk-tls')}/`);
     expect(origin.protocol).toBe('https:');
-    const provider = new TestOAuthProvider();
+    const provider = new TestOAuthProvider('TLS test client');
     const first = new StreamableHTTPClientTransport(origin, { fetch: fetchTls, authProvider: provider });
     await expect(new Client({ name: 'tls-oauth', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     const url = provider.authorizationUrl!;
@@ -140,42 +140,6 @@ describe('[SURF-01] a node with PLATFORM_TLS_CERT serves its three surfaces on s
   });
 });
 
-const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
-
-/** An OAuth client as mcp-remote is one: it registers itself, sends the user to the consent page, keeps the tokens. */
-class TestOAuthProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'TLS test client' };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(c: OAuthClientInformationMixed) {
-    this.client = c;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 describe('bad TLS settings stop the start with a message naming the setting', () => {
   const bad = mkdtempSync(path.join(os.tmpdir(), 'platform-https-bad-'));

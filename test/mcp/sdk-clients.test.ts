@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { TestOAuthProvider } from '../helpers/oauth-client.ts';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,6 @@ import type { Caller } from '../../runtime/index.ts';
 import { callerOf, createGateway, installPlugin } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
-const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
 
 /**
  * Node does not resolve *.localhost here: the clients get a fetch whose connections all go to the node on
@@ -21,40 +20,6 @@ const loopback = new Agent({
   } as never,
 });
 const fetchLoopback = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: loopback })) as unknown as typeof fetch;
-
-class TestOAuthProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'SDK test client' };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(c: OAuthClientInformationMixed) {
-    this.client = c;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 describe('real MCP clients against a gateway', () => {
   let p: TestPlatform;
