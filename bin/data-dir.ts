@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -21,6 +21,9 @@ export const pgliteDir = (dataDir: string) => path.join(dataDir, 'pgdata');
 export const blobDir = (dataDir: string) => path.join(dataDir, 'blobs');
 const nodeFilePath = (dataDir: string) => path.join(dataDir, 'node.json');
 const lockPath = (dataDir: string) => path.join(dataDir, 'pglite.lock');
+
+/** Whether the data directory holds an embedded database already (a directory without one starts empty). */
+export const hasEmbeddedDb = (dataDir: string) => existsSync(path.join(pgliteDir(dataDir), 'PG_VERSION'));
 
 export function ensureDataDir(dataDir: string) {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

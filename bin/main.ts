@@ -1,11 +1,13 @@
 import { describeFailure } from './cli/failure.ts';
 import { helpFor, versionText } from './cli/help.ts';
+import { withRuntime } from './cli/compiled.ts';
 import { UsageError } from './cli/output.ts';
 
 // Each command's module is loaded when that command runs: most commands need none of the runtime, and loading all of
-// them (and through them the whole runtime) made every command take about two seconds to start.
+// them (and through them the whole runtime) made every command take about two seconds to start. Those that need the
+// runtime load through withRuntime: compiled ahead of time, the CLI starts tsx only for them.
 const load = {
-  admin: () => import('./cli/admin.ts'),
+  admin: () => withRuntime(() => import('./cli/admin.ts')),
   /** The operator commands' table and usage lines, without the runtime the commands load. */
   adminUsage: () => import('./cli/admin-commands.ts'),
   agentCalls: () => import('./cli/agent-calls.ts'),
@@ -16,10 +18,10 @@ const load = {
   skills: () => import('./cli/skills.ts'),
   workflows: () => import('./cli/workflows.ts'),
   builds: () => import('./cli/builds.ts'),
-  cluster: () => import('./cli/cluster.ts'),
+  cluster: () => withRuntime(() => import('./cli/cluster.ts')),
   plugins: () => import('./cli/plugins.ts'),
   model: () => import('./cli/model.ts'),
-  serve: () => import('./cli/serve.ts'),
+  serve: () => withRuntime(() => import('./cli/serve.ts')),
   viz: () => import('./cli/viz.ts'),
   devCert: () => import('./cli/dev-cert.ts'),
 };

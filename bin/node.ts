@@ -3,9 +3,9 @@ import os from 'node:os';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { listen, readTlsCredentials, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
-import { connectNats, createNatsBus, createServices, seedDemoTenant, urls, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
+import { connectNats, createNatsBus, createServices, demoPluginArchive, seedDemoTenant, urls, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import { blobDir, ensureDataDir, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import { blobDir, ensureDataDir, hasEmbeddedDb, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
 import { createLogger } from './logger.ts';
 import { settleMemoryWhenQuiet } from './memory-settle.ts';
 
@@ -32,6 +32,18 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<{ sto
 }
 
 /**
+ * The demo plugin's build (a child process, about a second), started as soon as a node finds its embedded database
+ * new, and so empty: the demo tenant will be seeded, and the build runs beside initdb or the template's copy and the
+ * database's opening instead of after them. A start that fails before seeding leaves the build to end on its own;
+ * its failure is the seed's to report, not an unhandled rejection.
+ */
+function earlyDemoArchive(): Promise<Buffer> {
+  const archive = demoPluginArchive();
+  archive.catch(() => {});
+  return archive;
+}
+
+/**
  * The composition root of one node: store, runtime services, edge. Tests pass their own store and clock; `npm start`
  * passes neither and gets the configured ones.
  */
@@ -54,6 +66,7 @@ export async function startPlatform(opts: {
   if (tls) logger.info({ names: tls.subjectAltName, validTo: tls.validTo.toISOString() }, 'serving HTTPS');
   // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
   const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
+  const demoArchive = config.seedDemo && !opts.store && !config.databaseUrl && !hasEmbeddedDb(config.dataDir) ? earlyDemoArchive() : undefined;
   let opened: { store: Store; release: () => void };
   try {
     opened = opts.store ? { store: opts.store, release: () => {} } : await openConfiguredStore(config);
@@ -81,7 +94,7 @@ export async function startPlatform(opts: {
       logger,
       ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}),
     });
-    const demo = config.seedDemo ? await seedDemoTenant(services) : null;
+    const demo = config.seedDemo ? await seedDemoTenant(services, demoArchive ? { archive: demoArchive } : {}) : null;
     const operatorToken = randomBytes(32).toString('base64url');
     const edge = await startEdge({ listener, services, logger, operatorToken, graceMs: config.shutdownGraceMs, ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}) });
     const nodeFile = opts.writeNodeFile ?? !opts.store;

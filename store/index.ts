@@ -1,5 +1,4 @@
 import type { Db, Queryable } from './db.ts';
-import { openPg } from './pg-driver.ts';
 import { openPglite } from './pglite-driver.ts';
 import { loadMigrations, migrate, migrationScript, MIGRATIONS_TABLE_SQL } from './migrate.ts';
 import { blobStore, type BlobStore } from './blob-store.ts';
@@ -123,6 +122,12 @@ export type StoreOptions =
       templateDir?: string | null;
     };
 
+/**
+ * node-postgres, loaded only by a node that uses PostgreSQL: on the embedded default it is never needed, and loading
+ * it (with what it pulls in at import) cost every PGlite start a tenth of a second.
+ */
+const pgDriver = () => import('./pg-driver.ts');
+
 /** Opens the configured driver and applies pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const migrations = await loadMigrations();
@@ -131,7 +136,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const setup = [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...migrations.map((m) => ({ name: m.name, sql: migrationScript(m) }))];
   const db =
     opts.driver === 'pg'
-      ? await openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) })
+      ? await (await pgDriver()).openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) })
       : await openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup });
   try {
     await migrate(db, migrations);

@@ -9,5 +9,6 @@ import { a2aSend } from './a2a-send.ts';
 import { pushFanout } from './push-fanout.ts';
 import { builtinCall } from './builtin-call.ts';
 import { embeddedStart } from './embedded-start.ts';
+import { cliStart } from './cli-start.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall, embeddedStart];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall, embeddedStart, cliStart];

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 // The config module alone, not the runtime's index: this command needs no more, and starts in a fraction of the time.
 import { loadConfig, urls } from '../../runtime/core/config/index.ts';
-import { CA_FILES, issueLeaf, LEAF_FILES, loadOrCreateCa } from './dev-ca.ts';
 import { UsageError } from './output.ts';
 
 export const DEV_CERT_USAGE = `  platform dev-cert [--dir DIR] [--handle H]... [--json]   make a local CA and an HTTPS certificate for this domain's hosts (docs/https.md)`;
@@ -64,6 +63,8 @@ export async function devCertCli(args: string[]): Promise<void> {
   const dir = values.dir ? path.resolve(values.dir) : path.join(config.dataDir, 'tls');
   const names = certificateNames(config.domain, handles);
 
+  // The certificate library loads here, not with this module: the usage text (`platform help`) imports this file.
+  const { CA_FILES, issueLeaf, LEAF_FILES, loadOrCreateCa } = await import('./dev-ca.ts');
   const ca = await loadOrCreateCa(dir);
   const leaf = await issueLeaf(dir, ca, names);
 

@@ -44,7 +44,9 @@ export function describeFailure(err: unknown, command: string | undefined, env: 
     const hint = e.message.includes('\n  platform ') || e.message.includes('usage:') ? '' : `\n(platform ${command && /^[a-z-]+$/.test(command) ? `${command} ` : ''}--help shows the usage)`;
     return { exitCode: 2, code: 'USAGE', message: `${e.message}${hint}` };
   }
-  if (err instanceof ConfigError) return { exitCode: 2, code: 'CONFIG', message: e.message };
+  // By name too: compiled ahead of time (bin/compile-cli.ts), the CLI holds its own copy of the config module while a
+  // command that loads the runtime through tsx (serve) throws the runtime's, another class of the same name.
+  if (err instanceof ConfigError || (err instanceof Error && err.name === 'ConfigError')) return { exitCode: 2, code: 'CONFIG', message: e.message };
   if (err instanceof CommandError) return { exitCode: 1, code: err.code, message: `error: ${err.message}` };
   const sys = codeOf(err);
   if (sys && UNREACHABLE.has(sys.code!)) {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/core/config/index.ts';
 import { readNodeFile } from '../data-dir.ts';
 import { apiUrl } from './auth.ts';
+import { tsxExecArgv } from './compiled.ts';
 import { parseJsonOrUndefined } from './http.ts';
 import { CommandError, print, UsageError } from './output.ts';
 import { buildPlugin, toolLines } from './plugin-build.ts';
@@ -37,7 +38,7 @@ function requireOperator(targets: Target[]) {
 /** Runs `platform admin <kind> bind` in a process of its own (it loads the whole runtime); its JSON answer. */
 function operatorBind(t: Target, capabilityId: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, MAIN, 'admin', t.kind, 'bind', `--${t.kind}`, t.ref, '--capability', capabilityId, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...tsxExecArgv(), MAIN, 'admin', t.kind, 'bind', `--${t.kind}`, t.ref, '--capability', capabilityId, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { apiUrl, credential } from './auth.ts';
+import { withRuntime } from './compiled.ts';
 import { httpJson } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
@@ -46,13 +47,13 @@ export async function pluginsCli(argv: string[]) {
     case 'init':
       return (await import('./plugin-init.ts')).initCli(rest);
     case 'build':
-      return (await import('./plugin-build.ts')).buildCli(rest);
+      return (await withRuntime(() => import('./plugin-build.ts'))).buildCli(rest);
     case 'pack':
-      return (await import('./plugin-pack.ts')).packCli(rest);
+      return (await withRuntime(() => import('./plugin-pack.ts'))).packCli(rest);
     case 'upload':
       return (await import('./plugin-upload.ts')).uploadCli(rest);
     case 'deploy':
-      return (await import('./plugin-deploy.ts')).deployCli(rest);
+      return (await withRuntime(() => import('./plugin-deploy.ts'))).deployCli(rest);
     case 'list':
       return listCli(rest);
     case 'activate':

@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
+import { lazySerializers, prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -16,6 +16,7 @@ import { INLINE_BYTES, MAX_VALUES, parseJsonBody, restoreLifted, type ParsedBody
 import { checked, checkFrame, endsStream, METHODS, methodOf, runMethod } from './methods.ts';
 import { checkVersion, extensionsEcho, negotiateExtensions } from './negotiation.ts';
 import { declaredLength, readBody } from './read-body.ts';
+import { loadParamChecks } from './protojson.ts';
 import type { StreamResponse } from './schemas.ts';
 
 declare module 'fastify' {
@@ -83,6 +84,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
+    schemaController: lazySerializers(),
     frameworkErrors: (err, _request, reply) => sendError(reply, wireErrorOf(new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`)), null),
   });
   // Agents change only through the operator: a node keeps one it found for five seconds, and never remembers a miss.
@@ -136,6 +138,8 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     const agent = agents.get(route.handle) ?? (await services.store.agents.byHandle(route.handle).then((a) => (a ? agents.set(route.handle, a) : null)));
     if (!agent) throw new PlatformError('A2A_UNKNOWN_AGENT', `no agent at host ${JSON.stringify(request.headers.host ?? '')}`);
     if (await services.accountStatus.isSuspended(agent.accountId)) throw new PlatformError('PLT_ACCOUNT_SUSPENDED', "the agent's account is suspended: it serves nothing until the account is resumed");
+    // The params and results checks' compiler arrives with the surface's first request (protojson.ts).
+    await loadParamChecks();
     request.a2a = { agent, origin: services.urls.agent(agent.handle) };
   });
 

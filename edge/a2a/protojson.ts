@@ -1,6 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
-import { Format } from 'typebox/format';
+import type { Validator } from 'typebox/compile';
 import { PlatformError } from '../../runtime/index.ts';
 
 /**
@@ -158,12 +157,27 @@ export const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
  * tens of megabytes on the node's thread again. Set only for the length of one synchronous `readParams`.
  */
 let vouched: readonly string[] = [];
-Format.Set('byte', (value: string) => (vouched.length > 0 && vouched.includes(value)) || BASE64.test(value));
+
+/**
+ * TypeBox's compiler, loaded when the agent surface first needs it (`loadParamChecks`, awaited by the surface's
+ * request hook) rather than when a node starts: it adds some three hundred modules to the ones a node loads,
+ * for a surface many nodes serve rarely. Once loaded, checks stay synchronous.
+ */
+let compiler: typeof import('typebox/compile') | undefined;
+let loading: Promise<void> | undefined;
+export function loadParamChecks(): Promise<void> {
+  return (loading ??= (async () => {
+    const [compile, { Format }] = await Promise.all([import('typebox/compile'), import('typebox/format')]);
+    Format.Set('byte', (value: string) => (vouched.length > 0 && vouched.includes(value)) || BASE64.test(value));
+    compiler = compile;
+  })());
+}
 
 const compiled = new WeakMap<TSchema, Validator>();
 function validator(schema: TSchema): Validator {
+  if (!compiler) throw new Error('A2A params checked before loadParamChecks() finished');
   let v = compiled.get(schema);
-  if (!v) compiled.set(schema, (v = Compile(schema)));
+  if (!v) compiled.set(schema, (v = compiler.Compile(schema)));
   return v;
 }
 

@@ -1,11 +1,11 @@
-import { generateText, jsonSchema, streamText, tool, type ToolSet } from 'ai';
+import type { generateText, ToolSet } from 'ai';
 import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
 import type { AgentRecord, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { EffectContext } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { ttlCache } from '../core/cache/index.ts';
 import type { Caller } from '../identity/index.ts';
-import type { ModelRegistry } from '../models/index.ts';
+import { loadAiSdk, type ModelRegistry } from '../models/index.ts';
 import type { ApprovalGates } from '../approvals/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
 import { agentTaskAddressOf } from '../../actors/index.ts';
@@ -121,17 +121,18 @@ export function agentSteps(deps: AgentStepDeps) {
     const { signal, timedOut, done } = stepSignal(ctx, deps.stepTimeoutMs);
     let said: Said;
     try {
+      const sdk = await loadAiSdk();
       const request: ModelRequest = {
         model: deps.models.resolve(agent.model),
         ...systemOf(agent.instructions, tools),
         messages: modelMessages(history),
-        ...(tools.length ? { tools: toolSet(tools) } : {}),
+        ...(tools.length ? { tools: toolSet(sdk, tools) } : {}),
         abortSignal: signal,
         maxRetries: 1,
       };
       // Chunks matter only to a task's streams: a turn before the run is a task (a bare reply is sent whole), or of a
       // run nobody watches form, is asked whole, one JSON answer with no stream to parse.
-      said = input.visible && !input.quiet ? await streamed(request, ctx.progress) : await whole(request);
+      said = input.visible && !input.quiet ? await streamed(sdk, request, ctx.progress) : await whole(sdk, request);
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
@@ -253,15 +254,17 @@ function systemOf(instructions: string, tools: readonly ToolEntry[]): { system?:
   return parts.length ? { system: parts.join('\n\n') } : {};
 }
 
-async function whole(request: ModelRequest): Promise<Said> {
-  const r = await generateText(request);
+type AiSdk = Awaited<ReturnType<typeof loadAiSdk>>;
+
+async function whole(sdk: AiSdk, request: ModelRequest): Promise<Said> {
+  const r = await sdk.generateText(request);
   return { text: r.text, calls: r.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, args: c.input ?? {} })) };
 }
 
 /** A streamed turn: its text chunks go to the task's streams as progress. */
-async function streamed(request: ModelRequest, progress: (data: unknown) => void): Promise<Said> {
+async function streamed(sdk: AiSdk, request: ModelRequest, progress: (data: unknown) => void): Promise<Said> {
   // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
-  const run = streamText({ ...request, onError: () => {} });
+  const run = sdk.streamText({ ...request, onError: () => {} });
   const said: Said = { text: '', calls: [] };
   for await (const part of run.fullStream) {
     if (part.type === 'text-delta') {
@@ -275,8 +278,8 @@ async function streamed(request: ModelRequest, progress: (data: unknown) => void
   return said;
 }
 
-function toolSet(tools: ToolEntry[]): ToolSet {
-  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as never) })]));
+function toolSet(sdk: AiSdk, tools: ToolEntry[]): ToolSet {
+  return Object.fromEntries(tools.map((t) => [t.name, sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.inputSchema as never) })]));
 }
 
 const replyText = (body: unknown) => ((body as { parts?: { text?: string }[] }).parts ?? []).map((p) => p.text ?? '').join('');

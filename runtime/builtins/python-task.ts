@@ -14,14 +14,20 @@ const PYODIDE = path.dirname(createRequire(import.meta.url).resolve('pyodide'));
 /** How often the runner's resident memory is looked at, and how long a runner may take to start. */
 const WATCH_MS = 20;
 const START_MS = 30_000;
+/** The permission model's switch: `--experimental-permission` on Node 20, `--permission` from Node 22.13 (Node 24
+ * rejects the old name). Asked of this Node rather than parsed from its version. */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 
 /** The sandbox around a runner: an empty network namespace (root may make one; others through a user namespace). */
 function sandboxed(args: string[], snapshot: Buffer | null): ChildProcess {
   const reads = [`--allow-fs-read=${PYODIDE}/*`, `--allow-fs-read=${RUNNER}`];
-  const node = [process.execPath, '--experimental-permission', ...reads, '--no-warnings', '--max-old-space-size=256', RUNNER, ...args];
+  const node = [process.execPath, PERMISSION_FLAG, ...reads, '--no-warnings', '--max-old-space-size=256', RUNNER, ...args];
   const unshare = process.getuid?.() === 0 ? ['--net'] : ['--map-root-user', '--net'];
+  // setpriv --pdeathsig: the runner dies with the thread that started it. Without it a node killed mid-call (SIGKILL,
+  // a crash) left its runner behind, and a runner in an endless loop then spun a core until someone killed it.
+  const reaped = ['setpriv', '--pdeathsig', 'KILL', '--'];
   // Nothing of the node's environment (its secrets) reaches the runner.
-  const child = spawn('unshare', [...unshare, '--', ...node], { stdio: ['pipe', 'pipe', 'pipe', ...(snapshot ? (['pipe'] as const) : [])], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const child = spawn('unshare', [...unshare, '--', ...reaped, ...node], { stdio: ['pipe', 'pipe', 'pipe', ...(snapshot ? (['pipe'] as const) : [])], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   // The snapshot goes through a pipe: no file to leave behind or to share.
   if (snapshot) {
     const pipe = child.stdio[3] as NodeJS.WritableStream;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { FIRST_KEY_ID, type GatewayKeys } from '../../actors/index.ts';
 import type { Store } from '../../store/index.ts';
+import { loadJose } from '../identity/index.ts';
 
 export const GATEWAY_TOKEN_TTL_SECONDS = 3600;
 export const gatewayAudience = (gatewayId: string) => `urn:platform:mcp-gateway:${gatewayId}`;
@@ -54,6 +54,7 @@ export function createGatewayTokens(store: Pick<Store, 'gatewayKeys'>, now: () =
       const kid = (g.keys ?? DEFAULT_KEYS).current;
       const iat = seconds();
       const aud = [gatewayAudience(g.gatewayId), ...(c.resource ? [c.resource] : [])];
+      const { SignJWT } = await loadJose();
       const token = await new SignJWT({ account_id: c.accountId, scope: c.scope, client_id: c.clientId })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid })
         .setIssuer(g.origin)
@@ -67,6 +68,7 @@ export function createGatewayTokens(store: Pick<Store, 'gatewayKeys'>, now: () =
     },
     async verify(g: SigningGateway, token: string): Promise<GatewayTokenCheck> {
       const keys = g.keys ?? DEFAULT_KEYS;
+      const { decodeProtectedHeader, errors, jwtVerify } = await loadJose();
       let kid: string;
       try {
         kid = (decodeProtectedHeader(token).kid as string | undefined) ?? FIRST_KEY_ID;

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { loadJose } from './jose.ts';
 import type { MemberRecord, Store } from '../../store/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 
@@ -77,6 +77,7 @@ export function createAgentTokens(secret: string, issuer: string, now: () => num
       const iat = seconds();
       const ttl = c.ttlSeconds ?? AGENT_TOKEN_TTL_SECONDS;
       const act = nest(c.actors ?? []);
+      const { SignJWT } = await loadJose();
       const token = await new SignJWT({ account_id: c.accountId, ...(act ? { act } : {}) })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer(issuer)
@@ -91,6 +92,7 @@ export function createAgentTokens(secret: string, issuer: string, now: () => num
     /** Signature, issuer, expiry, the agent's audience and the chain's shape; the principals are checked by the caller. */
     async verify(token: string, agentId: string): Promise<AgentTokenCheck> {
       if (!JWS_RE.test(token)) return { ok: false, reason: 'malformed' };
+      const { errors, jwtVerify } = await loadJose();
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer, currentDate: new Date(now()) }));

@@ -7,3 +7,4 @@ export * from './agent-admission.ts';
 export * from './device-flow.ts';
 export { hashPassword, verifyPassword, normalizeUserCode, randomSecret, sha256 } from './secrets.ts';
 export * from './identity-links.ts';
+export { loadJose } from './jose.ts';

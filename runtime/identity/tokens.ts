@@ -1,4 +1,4 @@
-import { SignJWT, errors, jwtVerify } from 'jose';
+import { loadJose } from './jose.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
@@ -21,6 +21,7 @@ export function createTokenSigner(secret: string, issuer: string, now: () => num
   return {
     issuer,
     async signAccessToken(c: { userId: string; clientId: string; accountId: string; scope: string }): Promise<string> {
+      const { SignJWT } = await loadJose();
       const iat = seconds();
       return new SignJWT({ account_id: c.accountId, scope: c.scope })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -33,6 +34,7 @@ export function createTokenSigner(secret: string, issuer: string, now: () => num
     },
     async verifyAccessToken(token: string): Promise<TokenCheck> {
       if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return { ok: false, reason: 'malformed' };
+      const { errors, jwtVerify } = await loadJose();
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer, currentDate: new Date(now()), typ: 'JWT' });
         const { sub, aud, account_id, scope, iat, exp } = payload as Record<string, unknown>;
@@ -47,10 +49,12 @@ export function createTokenSigner(secret: string, issuer: string, now: () => num
     },
     /** A signed, 5-minute proof carried in a hidden form field: pages keep sign-in state without cookies. */
     async signTicket(purpose: string, data: Record<string, string>): Promise<string> {
+      const { SignJWT } = await loadJose();
       const iat = seconds();
       return new SignJWT({ ...data, purpose }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(iat).setExpirationTime(iat + 300).sign(key);
     },
     async verifyTicket(purpose: string, ticket: string): Promise<Record<string, string> | null> {
+      const { jwtVerify } = await loadJose();
       try {
         const { payload } = await jwtVerify(ticket, key, { algorithms: ['HS256'], currentDate: new Date(now()) });
         return payload.purpose === purpose ? (payload as Record<string, string>) : null;

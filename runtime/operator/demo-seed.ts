@@ -40,11 +40,12 @@ export interface DemoSeedDeps {
  * the seed waits for its activation, so the tools serve as soon as the node does. A failed activation leaves the
  * tenant usable without tools, and says why.
  */
-export async function seedDemoTenant(deps: DemoSeedDeps): Promise<DemoTenant | null> {
+export async function seedDemoTenant(deps: DemoSeedDeps, opts: { archive?: Promise<Buffer> } = {}): Promise<DemoTenant | null> {
   const { store, admin } = deps;
   if ((await store.accounts.count()) > 0) return null;
-  // Built before anything is created, so a node that cannot build it leaves the database empty.
-  const archive = await demoPluginArchive();
+  // Built before anything is created, so a node that cannot build it leaves the database empty. `opts.archive`: the
+  // build a node started early, while its new database was being made (bin/node.ts).
+  const archive = await (opts.archive ?? demoPluginArchive());
   const { id: accountId } = await admin.createAccount({ name: 'Demo' });
   const userPassword = randomSecret(12);
   const user = await admin.createUser({ account: accountId, email: DEMO_EMAIL, password: userPassword, role: 'owner' });

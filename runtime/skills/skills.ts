@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { generateText } from 'ai';
 import type { SkillFile, SkillFileRef, SkillRecord, SkillSource, Store } from '../../store/index.ts';
 import type { Bus } from '../core/bus/index.ts';
 import { egressFetch, type EgressOptions } from '../core/egress/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
-import type { ModelRegistry } from '../models/index.ts';
+import { loadAiSdk, type ModelRegistry } from '../models/index.ts';
 import { readSkillArchive, SKILL_ARCHIVE_BYTES } from './skill-archive.ts';
 import { checkDescription, checkName, makeBundle, SKILL_MD, type BundleFile } from './skill-bundle.ts';
 
@@ -173,6 +172,7 @@ export function createSkills(deps: SkillsDeps) {
       let text: string;
       try {
         const deadline = AbortSignal.timeout(deps.generateTimeoutMs ?? 120_000);
+        const { generateText } = await loadAiSdk();
         const r = await generateText({
           model: deps.models.resolve(agent.model),
           system: DRAFT_SYSTEM,

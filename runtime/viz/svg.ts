@@ -1,8 +1,9 @@
-import { instance, type Viz } from '@viz-js/viz';
+import type { Viz } from '@viz-js/viz';
 
 /**
- * DOT to SVG with Graphviz compiled to WebAssembly: no network, no native binary. The module is instantiated once per
- * process (about 100 ms); a render then takes tens of milliseconds.
+ * DOT to SVG with Graphviz compiled to WebAssembly: no network, no native binary. The module is loaded and
+ * instantiated once per process, on the first render (about 100 ms; the package is a megabyte of JavaScript that a
+ * node would otherwise parse at every start); a render then takes tens of milliseconds.
  */
 let viz: Promise<Viz> | undefined;
 
@@ -11,7 +12,7 @@ export class VizRenderError extends Error {
 }
 
 export async function renderSvg(dot: string): Promise<string> {
-  viz ??= instance();
+  viz ??= import('@viz-js/viz').then((m) => m.instance());
   const result = (await viz).render(dot, { format: 'svg' });
   if (result.status !== 'success') {
     throw new VizRenderError(`graphviz could not render the chart: ${result.errors.map((e) => e.message).join('; ')}`);

@@ -11,6 +11,7 @@ import { createLogger } from '../../bin/logger.ts';
 import { ConfigError, loadConfig, SHARD_COUNT } from '../../runtime/index.ts';
 import { a2aCall, agentHost, bearer } from '../helpers/a2a.ts';
 import { host as mcpHost, openSession, rpc } from '../helpers/mcp.ts';
+import { rawExchange } from '../helpers/raw-socket.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 const SCRAPE_TOKEN = 'scrape-token-0123456789abcdef0123456789abcdef';
@@ -54,21 +55,6 @@ function parse(text: string) {
   return { types, samples, value, labelNames };
 }
 
-/** Sends raw bytes and collects what the server answers until it closes or goes quiet. */
-function raw(port: number, data: string, quietMs = 300): Promise<string> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => s.write(data));
-    let out = '';
-    let timer = setTimeout(() => s.destroy(), quietMs);
-    s.on('data', (d) => {
-      out += d.toString();
-      clearTimeout(timer);
-      timer = setTimeout(() => s.destroy(), quietMs);
-    });
-    s.on('close', () => resolve(out));
-    s.on('error', () => resolve(out));
-  });
-}
 
 /** GET /metrics from another address of this machine (not loopback), through the same port (Host: the address). */
 async function fromOutside(p: TestPlatform, headers: Record<string, string> = {}) {
@@ -241,7 +227,7 @@ describe('[SURF-01] metrics at /metrics on the management host', () => {
     expect([got.status, got.json.error?.code]).toEqual([200, -32001]);
     // The edge itself: no service at this host, and a request with two Host headers.
     expect((await p.call('GET', '/', { host: `nothing.${p.config.domain}` })).status).toBe(404);
-    expect(await raw(p.port, 'GET / HTTP/1.1\r\nHost: api.localhost\r\nHost: mcp-demo.localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await rawExchange(p.port, 'GET / HTTP/1.1\r\nHost: api.localhost\r\nHost: mcp-demo.localhost\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
     const after = await scrape();
 
     const delta = (labels: Record<string, string>) => after.value('platform_http_requests_total', labels) - before.value('platform_http_requests_total', labels);
@@ -278,8 +264,8 @@ describe('[SURF-01] metrics at /metrics on the management host', () => {
 
   it('counts requests the edge refuses below routing', async () => {
     const before = await scrape();
-    expect(await raw(p.port, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-    expect(await raw(p.port, `GET / HTTP/1.1\r\nHost: api.localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
+    expect(await rawExchange(p.port, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await rawExchange(p.port, `GET / HTTP/1.1\r\nHost: api.localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
     const after = await scrape();
     const delta = (reason: string) => after.value('platform_edge_refused_total', { reason }) - before.value('platform_edge_refused_total', { reason });
     expect([delta('malformed'), delta('headers_too_large'), delta('timeout'), delta('too_many_connections')]).toEqual([1, 1, 0, 0]);
@@ -365,7 +351,7 @@ describe('metrics with PLATFORM_METRICS_ALLOW_LOOPBACK', () => {
     // Two connections from loopback are held open; the third is refused before any request is read.
     const held = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => { const s = net.connect(p.port, '127.0.0.1', () => resolve(s)); })));
     await new Promise((r) => setTimeout(r, 50));
-    expect(await raw(p.port, '')).toMatch(/^HTTP\/1\.1 503 [\s\S]*EDGE_TOO_MANY_CONNECTIONS/);
+    expect(await rawExchange(p.port, '')).toMatch(/^HTTP\/1\.1 503 [\s\S]*EDGE_TOO_MANY_CONNECTIONS/);
     for (const s of held) s.destroy();
     await new Promise((r) => setTimeout(r, 50));
 

