@@ -23,7 +23,7 @@ import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createSkills, skillToolSource, type Skills } from './skills/index.ts';
 import { createWorkflowRuns, createWorkflows, workflowRunProjection, type WorkflowRuns, type Workflows } from './workflows/index.ts';
-import { createAgentTokens, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
+import { createAgentTokens, createAuthenticator, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type Authenticator, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
 import { builtinToolSource, searxngProvider } from './builtins/index.ts';
@@ -46,6 +46,8 @@ export interface Services {
   /** Present when this node is a cluster member. */
   cluster: ClusterNode | null;
   signer: TokenSigner;
+  /** The management API's credential check (remembers admissions for a second, see createAuthenticator). */
+  authenticate: Authenticator;
   /** Tokens that admit callers at agent gateways (audience `urn:platform:agent:{id}`, RFC 8693 delegation). */
   agentTokens: AgentTokens;
   deviceFlow: DeviceFlow;
@@ -389,6 +391,7 @@ export async function createServices(opts: {
     host,
     cluster,
     signer,
+    authenticate: createAuthenticator({ store, signer, now, bus }),
     agentTokens,
     deviceFlow,
     admin,

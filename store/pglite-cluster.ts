@@ -46,7 +46,10 @@ const hasCluster = (dir: string) => existsSync(path.join(dir, 'PG_VERSION'));
 const copyTree = (from: string, to: string) => cpSync(from, to, { recursive: true, mode: constants.COPYFILE_FICLONE });
 const suffix = () => randomBytes(4).toString('hex');
 
-/** A template is only valid for the PGlite build, start parameters and setup scripts that made it. */
+/**
+ * A template is only valid for the PGlite build, start parameters and setup scripts that made it. `startParams` are
+ * the settings the node adds to PGlite's own (which belong to its build).
+ */
 export function templatePath(templateDir: string, startParams: readonly string[], setup: readonly SetupStep[]): string {
   const key = createHash('sha256')
     .update(JSON.stringify([PGLITE_VERSION, startParams, setup.map((s) => s.sql)]))

@@ -6,11 +6,12 @@ import { PGlite } from '@electric-sql/pglite';
 // A parent that goes away leaves nothing running: the half-made directory is removed by the next start.
 process.on('disconnect', () => process.exit(1));
 
+// startParams: the settings the node adds to PGlite's own start parameters.
 process.once('message', async ({ dataDir, startParams, setup }) => {
   let reply = { ok: true };
   try {
     // create() finds no cluster in dataDir and runs initdb.
-    const db = await PGlite.create({ dataDir, startParams });
+    const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, ...startParams] });
     for (const step of setup) {
       try {
         await db.exec(step.sql);

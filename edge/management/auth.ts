@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ErrorCode, PlatformError, authenticate, hasAuthority, type Authority, type AuthFailure, type Caller, type Services } from '../../runtime/index.ts';
+import { type ErrorCode, PlatformError, hasAuthority, type Authority, type AuthFailure, type Caller, type Services } from '../../runtime/index.ts';
 import { readCredential } from './credentials.ts';
 
 declare module 'fastify' {
@@ -19,14 +19,13 @@ const FAILURE_CODES: Record<AuthFailure | 'missing', ErrorCode> = {
 
 /** A preHandler that admits a caller holding `authority` on its account, and records who it is on the request. */
 /** What checking a caller's credential and authority needs. */
-export type AuthServices = Pick<Services, 'store' | 'signer' | 'clock' | 'accountStatus'>;
+export type AuthServices = Pick<Services, 'store' | 'signer' | 'clock' | 'accountStatus' | 'authenticate'>;
 
 export function requireAuthority(services: AuthServices, authority: Authority) {
-  const deps = { store: services.store, signer: services.signer, now: () => services.clock.now() };
   return async function authorize(request: FastifyRequest, _reply: FastifyReply) {
     const slot = readCredential(request.headers);
     if (!slot.ok) throw new PlatformError(FAILURE_CODES[slot.reason]);
-    const result = await authenticate(deps, slot.credential);
+    const result = await services.authenticate(slot.credential);
     if (!result.ok) throw new PlatformError(FAILURE_CODES[result.reason]);
     const { caller } = result;
     if (!hasAuthority(caller.role, authority)) {

@@ -1,4 +1,7 @@
 import type { PrincipalKind, Role, Store } from '../../store/index.ts';
+import type { Bus } from '../core/bus/index.ts';
+import { ttlCache } from '../core/cache/index.ts';
+import { SUBJECTS } from '../core/subjects/index.ts';
 import { checkApiKey } from './api-keys.ts';
 import type { TokenSigner } from './tokens.ts';
 
@@ -17,6 +20,8 @@ export interface Caller {
 
 export type AuthFailure = 'malformed' | 'invalid' | 'expired' | 'revoked' | 'inactive';
 export type AuthResult = { ok: true; caller: Caller } | { ok: false, reason: AuthFailure };
+/** A result that admits also says until when the credential itself is valid (ms since the epoch; Infinity: no end). */
+type Admission = AuthResult & { expiresAt?: number };
 
 /**
  * Resolves a management-API credential: an API key (`ak-`) or a device-flow JWT in the same slot. The principal
@@ -26,8 +31,9 @@ export type AuthResult = { ok: true; caller: Caller } | { ok: false, reason: Aut
 export async function authenticate(
   deps: { store: Pick<Store, 'apiKeys' | 'principals'>; signer: TokenSigner; now: () => number },
   credential: string,
-): Promise<AuthResult> {
+): Promise<Admission> {
   let accountId: string;
+  let expiresAt = Infinity;
   let principalId: string;
   let via: Caller['via'];
   let extra: Pick<Caller, 'keyId' | 'clientId'> = {};
@@ -37,6 +43,7 @@ export async function authenticate(
     ({ accountId, principalId } = key);
     via = 'api_key';
     extra = { keyId: key.keyId };
+    if (key.expiresAt) expiresAt = Date.parse(key.expiresAt);
   } else {
     const token = await deps.signer.verifyAccessToken(credential);
     if (!token.ok) return token;
@@ -44,8 +51,31 @@ export async function authenticate(
     principalId = token.claims.sub;
     via = 'device_token';
     extra = { clientId: token.claims.aud };
+    expiresAt = token.claims.exp * 1000;
   }
   const principal = await deps.store.principals.get(accountId, principalId);
   if (!principal || principal.status !== 'active' || principal.role === null) return { ok: false, reason: 'inactive' };
-  return { ok: true, caller: { accountId, principalId, kind: principal.kind, role: principal.role, via, ...extra } };
+  return { ok: true, caller: { accountId, principalId, kind: principal.kind, role: principal.role, via, ...extra }, expiresAt };
+}
+
+export type Authenticator = (credential: string) => Promise<AuthResult>;
+
+/**
+ * The management API's credential check, with the memory the A2A and MCP admissions have: a credential that admitted
+ * is remembered on this node for `cacheMs` (never past its own expiry), and a revocation through any node
+ * (`SUBJECTS.identityChanged`) clears every node's memory. Failures are never remembered. Besides two statements a
+ * request saved, a tenant's requests then need no turn of the database: on the embedded default's one connection they
+ * would wait behind another tenant's large write.
+ */
+export function createAuthenticator(deps: { store: Pick<Store, 'apiKeys' | 'principals'>; signer: TokenSigner; now: () => number; bus?: Bus; cacheMs?: number }): Authenticator {
+  const admitted = ttlCache<string, Caller>(deps.cacheMs ?? 1000, deps.now);
+  deps.bus?.subscribe(SUBJECTS.identityChanged, () => admitted.clear());
+  return async (credential) => {
+    const hit = admitted.get(credential);
+    if (hit) return { ok: true, caller: hit };
+    const result = await authenticate(deps, credential);
+    if (!result.ok) return result;
+    if ((result.expiresAt ?? Infinity) > deps.now()) admitted.set(credential, Object.freeze(result.caller), result.expiresAt);
+    return { ok: true, caller: result.caller };
+  };
 }

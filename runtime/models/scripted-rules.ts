@@ -121,9 +121,15 @@ export function numbersOf(text: string): number[] {
 
 const lower = (s: string) => s.toLowerCase();
 
-function holds(when: Rule['when'], c: Conversation, numbers: number[]): boolean {
+/** What rules read of a conversation, computed once per answer: each is a pass over a text of up to 1 MiB. */
+interface Reading {
+  numbers: number[];
+  /** The last user message in lower case. */
+  text: string;
+}
+
+function holds(when: Rule['when'], c: Conversation, { numbers, text }: Reading): boolean {
   if (!when) return true;
-  const text = lower(c.lastUser);
   const all = when.contains === undefined ? [] : Array.isArray(when.contains) ? when.contains : [when.contains];
   if (!all.every((w) => text.includes(lower(w)))) return false;
   if (when.any && !when.any.some((w) => text.includes(lower(w)))) return false;
@@ -137,47 +143,47 @@ function holds(when: Rule['when'], c: Conversation, numbers: number[]): boolean 
 }
 
 /** The value of one placeholder: `text`, `number.N`, `after:WORD`, `result`, `tools`; unknown ones are empty. */
-function placeholder(name: string, c: Conversation, numbers: number[]): string | number {
+function placeholder(name: string, c: Conversation, { numbers, text }: Reading): string | number {
   if (name === 'text') return c.lastUser;
   if (name === 'result') return c.toolResult?.content ?? '';
   if (name === 'tools') return c.tools.join(', ');
   if (name.startsWith('number.')) return numbers[Number(name.slice(7)) - 1] ?? '';
   if (name.startsWith('after:')) {
-    const at = lower(c.lastUser).indexOf(lower(name.slice(6)));
+    const at = text.indexOf(lower(name.slice(6)));
     return at < 0 ? '' : c.lastUser.slice(at + name.length - 6).trim();
   }
   return '';
 }
 
 /** Fills `{{...}}` placeholders in one pass; a template that is exactly one placeholder keeps a number a number. */
-export function fill(t: string, c: Conversation, numbers: number[]): string | number {
+export function fill(t: string, c: Conversation, r: Reading): string | number {
   const whole = t.startsWith('{{') && t.endsWith('}}') && t.indexOf('{{', 2) < 0 ? t.slice(2, -2).trim() : null;
-  if (whole !== null) return placeholder(whole, c, numbers);
+  if (whole !== null) return placeholder(whole, c, r);
   let out = '';
   let i = 0;
   for (;;) {
     const open = t.indexOf('{{', i);
     const close = open < 0 ? -1 : t.indexOf('}}', open + 2);
     if (open < 0 || close < 0) return out + t.slice(i);
-    out += t.slice(i, open) + String(placeholder(t.slice(open + 2, close).trim(), c, numbers));
+    out += t.slice(i, open) + String(placeholder(t.slice(open + 2, close).trim(), c, r));
     i = close + 2;
   }
 }
 
-function fillDeep(v: unknown, c: Conversation, numbers: number[]): unknown {
-  if (typeof v === 'string') return fill(v, c, numbers);
-  if (Array.isArray(v)) return v.map((x) => fillDeep(x, c, numbers));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillDeep(x, c, numbers)]));
+function fillDeep(v: unknown, c: Conversation, r: Reading): unknown {
+  if (typeof v === 'string') return fill(v, c, r);
+  if (Array.isArray(v)) return v.map((x) => fillDeep(x, c, r));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillDeep(x, c, r)]));
   return v;
 }
 
 /** The answer of the first rule that holds; none holding is a plain reply saying so. */
 export function answer(rules: ScriptedRules, c: Conversation): Answer {
-  const numbers = numbersOf(c.lastUser);
+  const reading: Reading = { numbers: numbersOf(c.lastUser), text: lower(c.lastUser) };
   for (const r of rules.rules) {
-    if (!holds(r.when, c, numbers)) continue;
-    if (r.call) return { kind: 'call', tool: r.call.tool, arguments: fillDeep(r.call.arguments ?? {}, c, numbers) as Record<string, unknown> };
-    const text = String(fill(r.reply!, c, numbers));
+    if (!holds(r.when, c, reading)) continue;
+    if (r.call) return { kind: 'call', tool: r.call.tool, arguments: fillDeep(r.call.arguments ?? {}, c, reading) as Record<string, unknown> };
+    const text = String(fill(r.reply!, c, reading));
     return { kind: 'reply', text: r.repeat ? Array(r.repeat).fill(text).join(' ') : text, chunk: r.chunk ?? 1, delayMs: r.delay_ms ?? 0 };
   }
   return { kind: 'reply', text: `No rule of the scripted model "${rules.name}" matches this message.`, chunk: 1, delayMs: 0 };

@@ -126,6 +126,25 @@ describe('management API authentication', () => {
     expect(res.json.code).toBe('MGMT_CREDENTIAL_EXPIRED');
   });
 
+  it('[MGMT-AUTH-03] [MGMT-AUTH-09] a node remembers an admission for a second, and forgets it at once when a key is revoked', async () => {
+    const { admin, store } = p.node.services;
+    const principal = await admin.createPrincipal({ account: p.node.demo!.accountId, name: 'remembered', role: 'member' });
+    const first = await admin.createKey({ principal: principal.id });
+    expect((await list({ authorization: `Bearer ${first.key}` })).status).toBe(200);
+    // Changed behind the platform's back (no event tells the nodes): the admission holds for the rest of its second.
+    await store.apiKeys.revoke(first.id, new Date(clock.now()).toISOString());
+    expect((await list({ authorization: `Bearer ${first.key}` })).status).toBe(200);
+    await clock.advance(1_000);
+    expect((await list({ authorization: `Bearer ${first.key}` })).json.code).toBe('MGMT_CREDENTIAL_REVOKED');
+    // Revoked through the platform: every node's memory of admissions is cleared, so the very next request fails.
+    const second = await admin.createKey({ principal: principal.id });
+    expect((await list({ authorization: `Bearer ${second.key}` })).status).toBe(200);
+    await admin.revokeKey({ id: second.id });
+    const res = await list({ authorization: `Bearer ${second.key}` });
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe('MGMT_CREDENTIAL_REVOKED');
+  });
+
   it('a credential whose principal left the account stops working', async () => {
     const { admin, store } = p.node.services;
     const principal = await admin.createPrincipal({ account: p.node.demo!.accountId, name: 'leaver', role: 'member' });

@@ -19,7 +19,10 @@ function hostileBodies(): { name: string; body: Buffer }[] {
   const atCap = (b: string) => Buffer.from(b.padEnd(AGUI_BODY_LIMIT, ' '));
   const file = (bytes: number) => [{ type: 'document', source: { type: 'data', value: Buffer.alloc(bytes, 7).toString('base64'), mimeType: 'application/octet-stream' }, metadata: { filename: 'big.bin' } }];
   return [
-    { name: 'text at the 1 MiB cap', body: Buffer.from(run({}, `echo ${'x'.repeat(MAX_MESSAGE_TEXT_BYTES - 5)}`)) },
+    // Not an echo: the hostile part is the input, which is stored, sent to the model and read by its rules. The
+    // model's answer is the model's, bounded by its output limit (a real model's is far below 1 MiB): here the
+    // scripted model's short answer to a message no rule matches.
+    { name: 'text at the 1 MiB cap', body: Buffer.from(run({}, `say ${'x'.repeat(MAX_MESSAGE_TEXT_BYTES - 4)}`)) },
     { name: 'text one byte past the 1 MiB cap', body: Buffer.from(run({}, `echo ${'x'.repeat(MAX_MESSAGE_TEXT_BYTES - 4)}`)) },
     { name: 'a 5.5 MiB file inline, the body near its cap', body: atCap(run({ messages: [{ id: `m-${Math.random()}`, role: 'user', content: file(5.5 * 1024 * 1024) }] })) },
     { name: 'one byte past the body cap', body: Buffer.alloc(AGUI_BODY_LIMIT + 1, 0x20) },

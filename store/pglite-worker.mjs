@@ -1,0 +1,78 @@
+// The embedded database's thread (see pglite-driver.ts): PGlite, PostgreSQL compiled to WebAssembly, runs every
+// statement synchronously on the thread that holds it. On the main thread one statement with a large value (a 1 MiB
+// message: PGlite's serializer, the WASM parse of the JSON, the write) held the event loop for 60-130 ms, and nothing
+// between the statements of a chain can break one statement up. Here the statements run on a thread of their own and
+// the node's loop only copies values in and rows out. Started without the TypeScript loader: it loads PGlite only.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+// startParams: the settings the node adds to PGlite's own start parameters.
+const { dataDir, startParams } = workerData;
+
+// Compiling PostgreSQL's WebAssembly starts at once: the parent prepares the data directory (initdb in a process of its
+// own, or a copy of the template) meanwhile, then asks for the database to open.
+const compiled = readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')).then((bytes) => WebAssembly.compile(bytes));
+compiled.catch(() => {});
+
+/** @type {PGlite | undefined} */
+let db;
+
+/** Both drivers return rows in one shape: timestamps as ISO 8601 UTC strings, int8 as decimal strings (db.ts). */
+function normalize(rows) {
+  for (const row of rows) {
+    for (const key of Object.keys(row)) {
+      const v = row[key];
+      if (v instanceof Date) row[key] = v.toISOString();
+      else if (typeof v === 'bigint') row[key] = v.toString();
+    }
+  }
+  return rows;
+}
+
+/** An error as plain fields: structured cloning keeps an Error's message only, and callers read PostgreSQL's fields. */
+function plain(err) {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const out = { name: err.name, message: err.message };
+  for (const key of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where']) {
+    if (err[key] !== undefined) out[key] = err[key];
+  }
+  return out;
+}
+
+async function handle(msg) {
+  switch (msg.op) {
+    case 'open': {
+      const pgliteWasmModule = await compiled;
+      // int8 as decimal strings, as node-postgres returns them.
+      db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: [...PGlite.defaultStartParams, ...startParams], parsers: { 20: (v) => v }, pgliteWasmModule });
+      return {};
+    }
+    case 'query': {
+      const res = await db.query(msg.sql, msg.params);
+      return { rows: normalize(res.rows), rowCount: res.affectedRows ?? res.rows.length };
+    }
+    case 'exec':
+      await db.exec(msg.sql);
+      return {};
+    case 'close':
+      await db?.close();
+      db = undefined;
+      return {};
+    default:
+      throw new Error(`unknown operation ${msg.op}`);
+  }
+}
+
+// PGlite has one connection: requests run one after another, in the order they came, each answered on its own.
+let chain = Promise.resolve();
+parentPort.on('message', (msg) => {
+  chain = chain.then(async () => {
+    try {
+      parentPort.postMessage({ id: msg.id, ok: true, ...(await handle(msg)) });
+    } catch (err) {
+      parentPort.postMessage({ id: msg.id, ok: false, error: plain(err) });
+    }
+  });
+});
