@@ -10,6 +10,8 @@ const load = {
   admin: () => withRuntime(() => import('./cli/admin.ts')),
   /** The operator commands' table and usage lines, without the runtime the commands load. */
   adminUsage: () => import('./cli/admin-commands.ts'),
+  /** Every client command's usage lines (bin/cli/usage.ts imports nothing). */
+  usage: () => import('./cli/usage.ts'),
   agentCalls: () => import('./cli/agent-calls.ts'),
   auth: () => import('./cli/auth.ts'),
   capabilities: () => import('./cli/capabilities.ts'),
@@ -26,20 +28,11 @@ const load = {
   devCert: () => import('./cli/dev-cert.ts'),
 };
 
-/** The whole usage text: every command module's own part (loading them all, so only for help and mistakes). */
+/** The whole usage text: the usage lines of every command, from the two modules that hold them and nothing else. */
 async function usage(): Promise<string> {
-  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE }, { AUTONOMY_USAGE }, { FILES_USAGE }, { SKILLS_USAGE }, { WORKFLOWS_USAGE }, { BUILDS_USAGE }, { MODEL_USAGE }, { VIZ_USAGE }, { DEV_CERT_USAGE }, { PLUGINS_USAGE }] = await Promise.all([
+  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE, AUTONOMY_USAGE, FILES_USAGE, SKILLS_USAGE, WORKFLOWS_USAGE, BUILDS_USAGE, MODEL_USAGE, VIZ_USAGE, DEV_CERT_USAGE, PLUGINS_USAGE }] = await Promise.all([
     load.adminUsage(),
-    load.agentCalls(),
-    load.autonomy(),
-    load.files(),
-    load.skills(),
-    load.workflows(),
-    load.builds(),
-    load.model(),
-    load.viz(),
-    load.devCert(),
-    load.plugins(),
+    load.usage(),
   ]);
   return `usage: platform <command>
 
@@ -112,7 +105,7 @@ async function main(argv: string[]) {
       if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return (await load.files()).agentHomeCli(rest);
       if (rest[0] === 'skills') return (await load.skills()).agentSkillsCli(rest.slice(1));
       if (rest[0] !== 'list' && rest[0] !== 'show') {
-        const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE }, { FILES_USAGE }] = await Promise.all([load.adminUsage(), load.agentCalls(), load.files()]);
+        const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE, FILES_USAGE }] = await Promise.all([load.adminUsage(), load.usage()]);
         throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       }
       return (await load.admin()).agentsCli(rest);

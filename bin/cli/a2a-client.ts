@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
-import { cliAgent, parseJsonOrUndefined } from './http.ts';
+import { cliAgent } from './http-agent.ts';
+import { parseJsonOrUndefined } from './http.ts';
 import { CommandError } from './output.ts';
 
 /**

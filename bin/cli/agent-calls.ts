@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { gatewayUrl } from './auth.ts';
 import { a2aCall, a2aStream, artifactDelta, rpcError, textOf, type A2aTarget } from './a2a-client.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
+import { AGENT_SEND_USAGE, TASKS_USAGE } from './usage.ts';
 
 /**
  * Talking to an agent from the CLI over its A2A gateway, as any integration would: `platform agents send` streams
@@ -10,15 +11,6 @@ import { CommandError, print, table, UsageError } from './output.ts';
  * principal's API key or an agent token (`platform admin agent token`), never the user's login: the gateway refuses
  * a user's key (spec §5, agent gateway).
  */
-
-export const AGENT_SEND_USAGE = `  platform agents send <handle> <text> [--context <id>] [--task <id>] [--key <credential>] [--url <agent URL>] [--json]
-                                                    send a message over the agent's A2A gateway and stream the answer`;
-
-export const TASKS_USAGE = `  platform tasks list --agent <handle> [--context <id>] [--state <TASK_STATE_…>] [--page-size n] [--page-token t] [--json]
-  platform tasks get <id> --agent <handle> [--json]     one task: state, context and its answer
-  platform tasks cancel <id> --agent <handle> [--json]  cancel a running task
-      (agents send and tasks take --key <credential> or PLATFORM_AGENT_KEY: a service principal's API key or an agent
-       token from platform admin agent token; --url <agent URL> instead of the one on the node the CLI finds)`;
 
 const STATES = ['SUBMITTED', 'WORKING', 'COMPLETED', 'FAILED', 'CANCELED', 'REJECTED', 'INPUT_REQUIRED', 'AUTH_REQUIRED'].map((s) => `TASK_STATE_${s}`);
 const FAILED = new Set(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);

@@ -3,12 +3,7 @@ import { parseArgs } from 'node:util';
 import { apiUrl, credential } from './auth.ts';
 import { httpJson, type HttpResult } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
-
-export const AUTONOMY_USAGE = `  platform autonomy get [--agent <id> | --user <id>] [--json]          the policy of the account, an agent or a user
-  platform autonomy set [--agent <id> | --user <id>] --file <policy.json|-> [--json]
-                                                        replace it with {"rules": [...]} (docs/autonomy.md)
-  platform autonomy decisions [--agent <id> | --gateway <id>] [--user <id>] [--tool t] [--outcome allow|deny|ask]
-                              [--since <ISO time>] [--limit n] [--cursor c] [--json]   the decision history, newest first`;
+import { AUTONOMY_USAGE } from './usage.ts';
 
 const auth = () => ({ authorization: `Bearer ${credential()}` });
 

@@ -3,12 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { api, common, query } from './files.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
-
-export const BUILDS_USAGE = `  platform builds create --name n --source <plugin.js> --wit <world.wit> --world w [--config platform.yaml]
-                         [--description d] [--wait] [--json]      build a plugin from JavaScript (componentize-js)
-  platform builds list [--limit n] [--cursor c] [--json]
-  platform builds show <id> [--json]                     status and logs
-  platform builds cancel <id> [--json]`;
+import { BUILDS_USAGE } from './usage.ts';
 
 const read = (file: string, flag: string) => {
   try {

@@ -4,8 +4,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig, urls } from '../../runtime/core/config/index.ts';
 import { UsageError } from './output.ts';
 
-export const DEV_CERT_USAGE = `  platform dev-cert [--dir DIR] [--handle H]... [--json]   make a local CA and an HTTPS certificate for this domain's hosts (docs/https.md)`;
-
 const usage = () => `usage: platform dev-cert [--dir <dir>] [--handle <handle>]... [--json]
 Makes a local certificate authority (once; later runs keep it) and a certificate it signs for localhost and the
 hosts of PLATFORM_DOMAIN (renewed on every run), for PLATFORM_TLS_CERT and PLATFORM_TLS_KEY.

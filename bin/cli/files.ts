@@ -2,19 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { apiUrl, credential } from './auth.ts';
-import { cliAgent, httpJson } from './http.ts';
+import { cliAgent } from './http-agent.ts';
+import { httpJson } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
-
-export const FILES_USAGE = `  platform attachments list [--task <id>] [--context <id>] [--limit n] [--cursor c] [--json]   files sent to agents
-  platform attachments quota [--json]                    the account's attachment quota
-  platform attachments url <id> [--expires-in <seconds>] [--json]   a new presigned URL of one
-  platform files get <id> [--out <file>]                 download a file (GET /v1/files/{id}, following its redirect)
-  platform agents files <agent-id> [--path p] [--principal <id>] [--json]   browse the agent's home directory
-  platform agents cat <agent-id> <path> [--principal <id>] [--out <file>]    read a file of it
-  platform agents quota <agent-id> [--principal <id>] [--json]               what the home holds against its limits
-  platform identity link-code --provider p --external-id x [--display-name n] [--json]   (service principals)
-  platform identity verify <code> [--json]               link the code's outside identity to yourself
-  platform identity links [--provider p] [--external-id x] [--principal <id>] [--json]`;
+import { FILES_USAGE } from './usage.ts';
 
 export const common = { 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const;
 const auth = () => ({ authorization: `Bearer ${credential()}` });

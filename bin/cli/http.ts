@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns';
-import { Agent, request, type Dispatcher } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 
 /**
  * Node's resolver (like many Linux resolvers) does not resolve `*.localhost`, though browsers and curl do (RFC 6761
@@ -16,29 +17,35 @@ export function localhostAwareLookup(hostname: string, options: object, callback
   return dnsLookup(hostname, options as never, callback as never);
 }
 
-export const cliAgent: Dispatcher = new Agent({ connect: { lookup: localhostAwareLookup as never } });
-
 export interface HttpResult {
   status: number;
   json: any;
   text: string;
 }
 
-export async function httpJson(
-  method: Dispatcher.HttpMethod,
-  url: string,
-  opts: { headers?: Record<string, string>; json?: unknown } = {},
-): Promise<HttpResult> {
+/**
+ * One JSON request with Node's own HTTP client: the commands that need no more (whoami, the listings) then start
+ * without loading undici, which costs more than the rest of the CLI's start. (Streams, downloads and uploads use
+ * undici through http-agent.ts.)
+ */
+export function httpJson(method: string, url: string, opts: { headers?: Record<string, string>; json?: unknown } = {}): Promise<HttpResult> {
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
-  if (opts.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await request(url, {
-    method,
-    headers,
-    dispatcher: cliAgent,
-    ...(opts.json !== undefined ? { body: JSON.stringify(opts.json) } : {}),
+  const body = opts.json !== undefined ? JSON.stringify(opts.json) : undefined;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = (u.protocol === 'https:' ? https : http).request(u, { method, headers, lookup: localhostAwareLookup as never }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, json: parseJsonOrUndefined(text), text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
   });
-  const text = await res.body.text();
-  return { status: res.statusCode, json: parseJsonOrUndefined(text), text };
 }
 
 export function parseJsonOrUndefined(text: string): unknown {

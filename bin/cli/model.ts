@@ -3,8 +3,6 @@ import { parseArgs } from 'node:util';
 import { withRuntime } from './compiled.ts';
 import { CommandError, UsageError } from './output.ts';
 
-export const MODEL_USAGE = `  platform model serve [--rules f] [--port n] [--host h]   serve the scripted model (OpenAI-compatible) until Ctrl-C`;
-
 const usage = () => `usage: platform model serve [--rules <file>] [--port <n>] [--host <address>]
 Serves the scripted model's rules (default: the demo rules) as an OpenAI-compatible endpoint,
 POST /v1/chat/completions, on loopback unless --host says otherwise. See docs/scripted-model.md.`;

@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { apiUrl, credential } from './auth.ts';
-import { cliAgent, httpJson } from './http.ts';
+import { cliAgent } from './http-agent.ts';
+import { httpJson } from './http.ts';
 import { CommandError, print, UsageError } from './output.ts';
 
 /** What `POST /v1/capabilities/upload` answers (spec §2, plugin upload result). */

@@ -3,19 +3,8 @@ import { apiUrl, credential } from './auth.ts';
 import { withRuntime } from './compiled.ts';
 import { httpJson } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
+import { PLUGINS_USAGE } from './usage.ts';
 
-/** One usage entry: the command, then its description in a column (past it when the command is longer). */
-const entry = (command: string, description: string) => `  ${command.padEnd(64)}  ${description}`;
-
-export const PLUGINS_USAGE = [
-  entry('platform plugins init <dir> --lang js|wat [--name n] [--json]', 'a new plugin folder (platform.yaml, wit/, src/, README) that builds offline'),
-  entry('platform plugins build [<dir>] [--world w] [--json]', 'build its component into dist/<name>.wasm; lists the tools it will have'),
-  entry('platform plugins pack [<dir>] [--out f.npack] [--json]', 'a .npack of the component, platform.yaml, .env and wit/ (its layout kept)'),
-  entry('platform plugins upload <file.npack> [--no-wait] [--json]', 'upload it; waits until the version is active, or says why not'),
-  entry('platform plugins deploy [<dir>] [--bind-gateway <id|handle>] [--bind-agent <id|handle>] [--json]', 'build, pack, upload, wait until active, bind (an operator command)'),
-  entry('platform plugins list [--json]', "the account's plugins and their versions"),
-  entry('platform plugins activate <capability-id> <version> [--json]', 'make that version the one that serves (a rollback)'),
-].join('\n');
 
 async function listCli(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: { 'api-url': { type: 'string' }, json: { type: 'boolean' } } });

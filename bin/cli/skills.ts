@@ -4,19 +4,10 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { apiUrl, credential } from './auth.ts';
 import { api, common, query } from './files.ts';
-import { cliAgent, multipartBody } from './http.ts';
+import { cliAgent } from './http-agent.ts';
+import { multipartBody } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
-
-export const SKILLS_USAGE = `  platform skills list [--search s] [--limit n] [--offset n] [--json]
-  platform skills show <id> [--json]                     a skill and its files
-  platform skills create --dir <folder> [--name n] [--description d] [--json]   from a folder holding SKILL.md
-  platform skills update <id> [--dir <folder>] [--name n] [--description d] [--json]
-  platform skills delete <id>
-  platform skills content <id> [--json]                  the bundle's files
-  platform skills bind|unbind <id> --agent <agent-id> [--json]
-  platform skills import (--file <x.tar.gz|SKILL.md> | --url <url>) [--name n] [--description d] [--json]
-  platform skills generate --agent <agent-id> --name n --purpose "..." [--description d] [--json]
-  platform agents skills <agent-id> [--json]             the skills bound to an agent`;
+import { SKILLS_USAGE } from './usage.ts';
 
 /** The files of a folder (recursively), as the API takes them: base64, paths relative with `/`. */
 function folderFiles(dir: string): { path: string; content_base64: string }[] {

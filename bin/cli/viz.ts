@@ -3,8 +3,6 @@ import type { VizFormat } from '../../runtime/index.ts';
 import { withRuntime } from './compiled.ts';
 import { UsageError } from './output.ts';
 
-export const VIZ_USAGE = `  platform viz export <machine> [--format svg|dot|mermaid]   print a statechart (default svg)`;
-
 const usageOf = (kinds: string[]) => `usage: platform viz export <machine> [--format svg|dot|mermaid]\nmachines: ${kinds.join(', ')}`;
 
 /**

@@ -2,17 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { api, common, query } from './files.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
-
-export const WORKFLOWS_USAGE = `  platform workflows list [--json]                       the account's workflows (the operator writes them)
-  platform workflows show <id> [--json]                  one, with its definition
-  platform workflows attach|detach <id> (--agent <agent-id> | --gateway <gateway-id>) [--json]
-  platform workflows attached (--agent <agent-id> | --gateway <gateway-id>) [--json]
-  platform runs start <workflow-id> [--input <json|@file>] [--agent <id> | --gateway <id>] [--json]
-  platform runs list [--workflow <id>] [--status s] [--limit n] [--cursor c] [--json]
-  platform runs show <run-id> [--json]
-  platform runs cancel <run-id> [--json]
-  platform runs approve|deny <run-id> [--json]           decide the approval step the run waits on
-  platform runs signal <run-id> <signal> [--payload <json>] [--json]`;
+import { WORKFLOWS_USAGE } from './usage.ts';
 
 function json(text: string | undefined, what: string): unknown {
   if (text === undefined) return undefined;

@@ -1,11 +1,10 @@
-import type { generateText, ToolSet } from 'ai';
 import type { CallToolsInput, CallToolsOutput, ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
 import type { AgentRecord, Store, ThreadRecordInput, ThreadScope } from '../../store/index.ts';
 import type { EffectContext } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { ttlCache } from '../core/cache/index.ts';
 import type { Caller } from '../identity/index.ts';
-import { loadAiSdk, type ModelRegistry } from '../models/index.ts';
+import { generateStreamed, generateWhole, type ModelRegistry, type ModelSaid, type ModelTurnRequest } from '../models/index.ts';
 import type { ApprovalGates } from '../approvals/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolEntry, type ToolRegistry } from '../tools/index.ts';
 import { agentTaskAddressOf } from '../../actors/index.ts';
@@ -119,20 +118,18 @@ export function agentSteps(deps: AgentStepDeps) {
     const stored = kept ?? (pending?.newThread ? [] : await deps.store.agentThreads.tail(scope, input.contextId, HISTORY_WINDOW));
     const history = pending ? [...stored, { ...pending.record, seq: 0, createdAt: '' }] : stored;
     const { signal, timedOut, done } = stepSignal(ctx, deps.stepTimeoutMs);
-    let said: Said;
+    let said: ModelSaid;
     try {
-      const sdk = await loadAiSdk();
-      const request: ModelRequest = {
-        model: deps.models.resolve(agent.model),
+      const model = deps.models.resolve(agent.model);
+      const request: ModelTurnRequest = {
         ...systemOf(agent.instructions, tools),
         messages: modelMessages(history),
-        ...(tools.length ? { tools: toolSet(sdk, tools) } : {}),
-        abortSignal: signal,
-        maxRetries: 1,
+        tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+        signal,
       };
       // Chunks matter only to a task's streams: a turn before the run is a task (a bare reply is sent whole), or of a
       // run nobody watches form, is asked whole, one JSON answer with no stream to parse.
-      said = input.visible && !input.quiet ? await streamed(sdk, request, ctx.progress) : await whole(sdk, request);
+      said = input.visible && !input.quiet ? await generateStreamed(model, request, (text) => ctx.progress({ text })) : await generateWhole(model, request);
     } catch (err) {
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the model did not answer within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted || isPlatformError(err)) throw err;
@@ -242,44 +239,10 @@ export function agentSteps(deps: AgentStepDeps) {
   };
 }
 
-type ModelRequest = Parameters<typeof generateText>[0] & { abortSignal: AbortSignal };
-interface Said {
-  text: string;
-  calls: ToolCallsBody['calls'];
-}
-
 /** The agent's own instructions, then what its bound tools add (the skills it may read), as the system prompt. */
 function systemOf(instructions: string, tools: readonly ToolEntry[]): { system?: string } {
   const parts = [instructions, ...tools.map((t) => t.instructions ?? '')].filter((x) => x.length > 0);
   return parts.length ? { system: parts.join('\n\n') } : {};
-}
-
-type AiSdk = Awaited<ReturnType<typeof loadAiSdk>>;
-
-async function whole(sdk: AiSdk, request: ModelRequest): Promise<Said> {
-  const r = await sdk.generateText(request);
-  return { text: r.text, calls: r.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, args: c.input ?? {} })) };
-}
-
-/** A streamed turn: its text chunks go to the task's streams as progress. */
-async function streamed(sdk: AiSdk, request: ModelRequest, progress: (data: unknown) => void): Promise<Said> {
-  // The failure arrives as the stream's error part and fails the step; the SDK would also print it.
-  const run = sdk.streamText({ ...request, onError: () => {} });
-  const said: Said = { text: '', calls: [] };
-  for await (const part of run.fullStream) {
-    if (part.type === 'text-delta') {
-      said.text += part.text;
-      progress({ text: part.text });
-    } else if (part.type === 'tool-call') said.calls.push({ id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
-    else if (part.type === 'error') throw part.error;
-  }
-  // An aborted stream ends quietly (an `abort` part): the text so far is not an answer.
-  if (request.abortSignal.aborted) throw request.abortSignal.reason ?? new Error('aborted');
-  return said;
-}
-
-function toolSet(sdk: AiSdk, tools: ToolEntry[]): ToolSet {
-  return Object.fromEntries(tools.map((t) => [t.name, sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.inputSchema as never) })]));
 }
 
 const replyText = (body: unknown) => ((body as { parts?: { text?: string }[] }).parts ?? []).map((p) => p.text ?? '').join('');

@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import type { ThreadRecord } from '../../store/index.ts';
 
 /** What a thread holds besides A2A messages: a model turn's tool calls, and the results of a round of calls. */
@@ -39,16 +39,16 @@ export function partsText(parts: readonly StoredPart[]): string {
 }
 
 /**
- * A thread's records as the AI SDK's messages. The window starts at a message, never at a tool round cut off from
+ * A thread's records as the language model's prompt messages (the system prompt is the turn's). The window starts at a message, never at a tool round cut off from
  * the call that asked for it (providers refuse a tool result without its call).
  */
-export function modelMessages(records: readonly ThreadRecord[]): ModelMessage[] {
+export function modelMessages(records: readonly ThreadRecord[]): LanguageModelV3Message[] {
   let start = 0;
   while (start < records.length && records[start]!.kind !== 'user') start++;
-  const out: ModelMessage[] = [];
+  const out: LanguageModelV3Message[] = [];
   for (const r of records.slice(start)) {
-    if (r.kind === 'user') out.push({ role: 'user', content: partsText((r.body as { parts: StoredPart[] }).parts) });
-    else if (r.kind === 'agent') out.push({ role: 'assistant', content: partsText((r.body as { parts: StoredPart[] }).parts) });
+    if (r.kind === 'user') out.push({ role: 'user', content: [{ type: 'text', text: partsText((r.body as { parts: StoredPart[] }).parts) }] });
+    else if (r.kind === 'agent') out.push({ role: 'assistant', content: [{ type: 'text', text: partsText((r.body as { parts: StoredPart[] }).parts) }] });
     else if (r.kind === 'tool_calls') {
       const b = r.body as ToolCallsBody;
       out.push({

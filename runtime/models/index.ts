@@ -3,4 +3,4 @@ export { scriptedApp, serveScripted, type ScriptedServer } from './scripted-serv
 export { languageModel, parseModelRef, type ModelEndpoint } from './provider.ts';
 export { DEMO_RULES_FILE } from './demo-rules.ts';
 export { createModelRegistry, type ModelRegistry } from './model-registry.ts';
-export { loadAiSdk } from './ai-sdk.ts';
+export { generateWhole, generateStreamed, type ModelTool, type ModelTurnRequest, type ModelSaid } from './model-call.ts';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { LanguageModel } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { PlatformConfig } from '../core/config/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { DEMO_RULES_FILE } from './demo-rules.ts';
@@ -10,7 +10,7 @@ import { serveScripted, type ScriptedServer } from './scripted-server.ts';
 /** The models agents can use: the operator's providers and the node's scripted model. */
 export interface ModelRegistry {
   /** The language model a `provider/model` reference names; MODEL_UNKNOWN when no configured provider has it. */
-  resolve(ref: string): LanguageModel;
+  resolve(ref: string): LanguageModelV3;
   /** Throws MODEL_UNKNOWN unless `ref` names a configured provider (and, for `scripted`, the served rules). */
   check(ref: string): void;
   /** The configured providers, for listings (no keys). */
@@ -35,7 +35,7 @@ export async function createModelRegistry(config: Pick<PlatformConfig, 'modelPro
   const endpoints = new Map<string, ModelEndpoint>([['scripted', { provider: 'scripted', baseUrl: scripted.baseUrl }]]);
   for (const p of config.modelProviders) endpoints.set(p.name, { provider: p.name, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) });
 
-  const built = new Map<string, LanguageModel>();
+  const built = new Map<string, LanguageModelV3>();
   const check = (ref: string) => {
     const r = parseModelRef(ref);
     const known = [...endpoints.keys()].join(', ');

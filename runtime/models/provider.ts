@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModel } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 
 /** An OpenAI-compatible endpoint the operator configured (or the node's own scripted model on loopback). */
 export interface ModelEndpoint {
@@ -14,7 +14,7 @@ export interface ModelEndpoint {
  * The model seam: the AI SDK's language model over an OpenAI-compatible endpoint, streaming and with tool calls.
  * Real providers and the scripted model go through this same code; only the base URL differs.
  */
-export function languageModel(endpoint: ModelEndpoint, model: string, fetchImpl?: typeof fetch): LanguageModel {
+export function languageModel(endpoint: ModelEndpoint, model: string, fetchImpl?: typeof fetch): LanguageModelV3 {
   const provider = createOpenAICompatible({
     name: endpoint.provider,
     baseURL: endpoint.baseUrl,

@@ -4,7 +4,7 @@ import type { Bus } from '../core/bus/index.ts';
 import { egressFetch, type EgressOptions } from '../core/egress/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
-import { loadAiSdk, type ModelRegistry } from '../models/index.ts';
+import { generateWhole, type ModelRegistry } from '../models/index.ts';
 import { readSkillArchive, SKILL_ARCHIVE_BYTES } from './skill-archive.ts';
 import { checkDescription, checkName, makeBundle, SKILL_MD, type BundleFile } from './skill-bundle.ts';
 
@@ -172,13 +172,11 @@ export function createSkills(deps: SkillsDeps) {
       let text: string;
       try {
         const deadline = AbortSignal.timeout(deps.generateTimeoutMs ?? 120_000);
-        const { generateText } = await loadAiSdk();
-        const r = await generateText({
-          model: deps.models.resolve(agent.model),
+        const r = await generateWhole(deps.models.resolve(agent.model), {
           system: DRAFT_SYSTEM,
-          prompt: `${DRAFT_PROMPT} ${p.name}. Purpose: ${p.purpose}`,
-          abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-          maxRetries: 1,
+          messages: [{ role: 'user', content: [{ type: 'text', text: `${DRAFT_PROMPT} ${p.name}. Purpose: ${p.purpose}` }] }],
+          tools: [],
+          signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
         });
         text = r.text.trim();
       } catch (err) {

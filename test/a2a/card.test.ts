@@ -1,7 +1,7 @@
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliAgent } from '../../bin/cli/http.ts';
+import { cliAgent } from '../../bin/cli/http-agent.ts';
 import { agentCard } from '../../edge/a2a/index.ts';
 import { a2aCall, agentHost, agentOrigin, bearer, request } from '../helpers/a2a.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';

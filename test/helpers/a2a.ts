@@ -1,6 +1,6 @@
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { fetch as undiciFetch } from 'undici';
-import { cliAgent } from '../../bin/cli/http.ts';
+import { cliAgent } from '../../bin/cli/http-agent.ts';
 import type { A2aBackend, A2aCallContext, StreamResponse, Task } from '../../edge/a2a/index.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
