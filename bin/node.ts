@@ -4,8 +4,10 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
 import { listen, readTlsCredentials, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
 import { connectNats, createNatsBus, createServices, demoPluginArchive, seedDemoTenant, urls, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { blobDir, ensureDataDir, hasEmbeddedDb, lockEmbeddedDb, pgliteDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import type { Store } from '../store/index.ts';
+import { ensureDataDir, hasEmbeddedDb, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import { openConfiguredStore, type EarlyStore, type OpenedStore } from './open-store.ts';
+
 import { createLogger } from './logger.ts';
 import { settleMemoryWhenQuiet } from './memory-settle.ts';
 
@@ -18,27 +20,14 @@ export interface PlatformNode {
   close(): Promise<void>;
 }
 
-/** Opens the store the configuration names: PostgreSQL with DATABASE_URL, else PGlite in the data directory. */
-export async function openConfiguredStore(config: PlatformConfig): Promise<{ store: Store; release: () => void }> {
-  if (config.databaseUrl) return { store: await openStore({ driver: 'pg', connectionString: config.databaseUrl }), release: () => {} };
-  ensureDataDir(config.dataDir);
-  const release = lockEmbeddedDb(config.dataDir);
-  try {
-    return { store: await openStore({ driver: 'pglite', dataDir: pgliteDir(config.dataDir), blobDir: blobDir(config.dataDir), templateDir: config.pgliteTemplateDir }), release };
-  } catch (err) {
-    release();
-    throw err;
-  }
-}
-
 /**
- * The demo plugin's build (a child process, about a second), started as soon as a node finds its embedded database
- * new, and so empty: the demo tenant will be seeded, and the build runs beside initdb or the template's copy and the
- * database's opening instead of after them. A start that fails before seeding leaves the build to end on its own;
+ * The demo plugin's build (a child process, about a second; read from the machine-wide cache after the first time),
+ * started as soon as a node finds its embedded database new, and so empty: the demo tenant will be seeded, and the
+ * build runs beside initdb or the template's copy and the database's opening instead of after them. A start that fails before seeding leaves the build to end on its own;
  * its failure is the seed's to report, not an unhandled rejection.
  */
-function earlyDemoArchive(): Promise<Buffer> {
-  const archive = demoPluginArchive();
+function earlyDemoArchive(cacheDir: string | null): Promise<Buffer> {
+  const archive = demoPluginArchive({ cacheDir });
   archive.catch(() => {});
   return archive;
 }
@@ -50,6 +39,8 @@ function earlyDemoArchive(): Promise<Buffer> {
 export async function startPlatform(opts: {
   config: PlatformConfig;
   store?: Store;
+  /** The configured store, opening since before the runtime loaded (`platform serve`); owned by the node from here. */
+  early?: EarlyStore;
   clock?: Clock;
   logger?: Logger;
   writeNodeFile?: boolean;
@@ -62,14 +53,22 @@ export async function startPlatform(opts: {
   const { maxConnectionsPerAddress, writeTimeoutMs } = opts.config;
   // Read before the port is bound: a bad certificate or key stops the start with a ConfigError naming the setting.
   const tls = opts.config.tls ? readTlsCredentials(opts.config.tls) : undefined;
-  const listener: Listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger, tls);
+  let listener: Listener;
+  try {
+    listener = await listen(opts.config.port, opts.config.host, { maxConnectionsPerAddress, writeTimeoutMs }, logger, tls);
+  } catch (err) {
+    // A store opened early is this node's to close.
+    void opts.early?.opening.then((o) => o.store.close().finally(o.release), () => {});
+    throw err;
+  }
   if (tls) logger.info({ names: tls.subjectAltName, validTo: tls.validTo.toISOString() }, 'serving HTTPS');
   // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
   const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
-  const demoArchive = config.seedDemo && !opts.store && !config.databaseUrl && !hasEmbeddedDb(config.dataDir) ? earlyDemoArchive() : undefined;
-  let opened: { store: Store; release: () => void };
+  const fresh = opts.early ? opts.early.fresh : !opts.store && !config.databaseUrl && !hasEmbeddedDb(config.dataDir);
+  const demoArchive = config.seedDemo && fresh ? earlyDemoArchive(config.pgliteTemplateDir) : undefined;
+  let opened: OpenedStore;
   try {
-    opened = opts.store ? { store: opts.store, release: () => {} } : await openConfiguredStore(config);
+    opened = opts.store ? { store: opts.store, release: () => {} } : await (opts.early?.opening ?? openConfiguredStore(config));
   } catch (err) {
     listener.server.close();
     throw err;

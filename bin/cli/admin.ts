@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { isPlatformError, createServices, loadConfig, OPENAPI_LIMITS, runAdminCommand, WORKFLOW_LIMITS, type AdminCommand, type PlatformConfig } from '../../runtime/index.ts';
 import { OPERATOR_TOKEN_HEADER } from '../../edge/index.ts';
 import { readNodeFile } from '../data-dir.ts';
-import { openConfiguredStore } from '../node.ts';
+import { openConfiguredStore } from '../open-store.ts';
 import { ADMIN_USAGE, AGENTS_USAGE, COMMANDS, GATEWAYS_USAGE } from './admin-commands.ts';
 import { clientConfig, CLIENTS, type GatewayView, type McpClient } from './client-config.ts';
 import { parseFlags } from './flags.ts';

@@ -1,5 +1,8 @@
-import { loadConfig } from '../../runtime/index.ts';
-import { startPlatform, type PlatformNode } from '../node.ts';
+// The config module and the store only: the runtime loads below, while the store opens (bin/open-store.ts).
+import { loadConfig } from '../../runtime/core/config/index.ts';
+import type { PlatformNode } from '../node.ts';
+import { openStoreEarly } from '../open-store.ts';
+import { withRuntime } from './compiled.ts';
 import { curlHint } from './http.ts';
 
 function banner(node: PlatformNode): string {
@@ -44,7 +47,9 @@ function banner(node: PlatformNode): string {
 /** `platform serve`: one node until SIGINT/SIGTERM, then a graceful shutdown (drain HTTP, passivate, close store). */
 export async function serveCli() {
   const config = loadConfig();
-  const node = await startPlatform({ config });
+  const early = openStoreEarly(config);
+  const { startPlatform } = await withRuntime(() => import('../node.ts'));
+  const node = await startPlatform({ config, early });
   process.stdout.write(banner(node));
   let stopping = false;
   const stop = async (signal: string) => {

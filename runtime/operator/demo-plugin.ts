@@ -1,4 +1,7 @@
 import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNpack } from '../plugins/index.ts';
 
@@ -63,8 +66,37 @@ function buildComponent(): Promise<Uint8Array> {
 }
 
 /** The demo plugin as an `.npack`: the component built from the text above, its config and its WIT (for the tools' descriptions). */
-export async function demoPluginArchive(): Promise<Buffer> {
-  const wasm = await buildComponent();
+/**
+ * The built component, kept in the machine-wide cache beside the embedded database's template (the
+ * PLATFORM_PGLITE_TEMPLATE_DIR folder), named by the hash of what it is built from: every later new data directory
+ * seeds its demo tenant without the build (a child process and about a second and a half of CPU). A cache that cannot
+ * be read or written is a build, never a failure.
+ */
+function cachedComponent(cacheDir: string | null): Promise<Uint8Array> {
+  if (!cacheDir) return buildComponent();
+  const key = createHash('sha256').update(`${DEMO_PLUGIN_WAT}\0${DEMO_PLUGIN_WIT}\0calc`).digest('hex').slice(0, 16);
+  const file = path.join(cacheDir, `demo-${DEMO_PLUGIN_NAME}-${key}.wasm`);
+  try {
+    const bytes = readFileSync(file);
+    if (bytes.length > 8) return Promise.resolve(new Uint8Array(bytes));
+  } catch {
+    // not built on this machine yet
+  }
+  return buildComponent().then((wasm) => {
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, wasm);
+      renameSync(tmp, file);
+    } catch {
+      // a read-only cache: the next first start builds again
+    }
+    return wasm;
+  });
+}
+
+export async function demoPluginArchive(opts: { cacheDir?: string | null } = {}): Promise<Buffer> {
+  const wasm = await cachedComponent(opts.cacheDir ?? null);
   return writeNpack([
     { name: 'calc.wasm', bytes: wasm },
     { name: 'platform.yaml', bytes: Buffer.from(DEMO_PLUGIN_CONFIG) },

@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generateText, jsonSchema, stepCountIs, tool, type Tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoTenant, type DemoTenant } from '../../runtime/index.ts';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { demoPluginArchive, seedDemoTenant, type DemoTenant } from '../../runtime/index.ts';
 import { sdkFetch } from '../helpers/a2a.ts';
 import { callerOf } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -88,5 +92,29 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
       ['builtin-workflow-builder', 1],
       [demo.plugin.capabilityId, 1],
     ]);
+  });
+});
+
+describe('the demo plugin build cache', () => {
+  it('builds the component once per machine: later archives read it from the cache folder beside the template', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'demo-cache-'));
+    try {
+      // The archive is a gzipped tar: its bytes hold the component's once unzipped.
+      const packed = async (cacheDir: string) => gunzipSync(await demoPluginArchive({ cacheDir }));
+      const first = await packed(dir);
+      const cached = readdirSync(dir).filter((f) => /^demo-calc-[0-9a-f]{16}\.wasm$/.test(f));
+      expect(cached).toHaveLength(1);
+      const wasm = readFileSync(path.join(dir, cached[0]!));
+      expect(first.includes(wasm)).toBe(true);
+      // What the cache holds is what the next archive packs: no build ran.
+      writeFileSync(path.join(dir, cached[0]!), 'NOT-A-BUILD-0123456789');
+      expect((await packed(dir)).includes(Buffer.from('NOT-A-BUILD-0123456789'))).toBe(true);
+      // A cache folder that cannot be written is a build, not a failure.
+      const file = path.join(dir, 'not-a-folder');
+      writeFileSync(file, '');
+      expect((await packed(file)).includes(wasm)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
