@@ -5,9 +5,8 @@ import type { Logger } from 'pino';
 import { listen, readTlsCredentials, startEdge, type A2aBackend, type EdgeServer, type Listener } from '../edge/index.ts';
 import { connectNats, createNatsBus, createServices, demoPluginArchive, seedDemoTenant, urls, type ClusterJoin, type Clock, type DemoTenant, type EgressResolver, type PlatformConfig, type Services } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
-import { ensureDataDir, hasEmbeddedDb, removeNodeFile, writeNodeFile } from './data-dir.ts';
-import { openConfiguredStore, type EarlyStore, type OpenedStore } from './open-store.ts';
-
+import { ensureDataDir, removeNodeFile, writeNodeFile } from './data-dir.ts';
+import { isNewEmbeddedDb, openConfiguredStore, type EarlyStore, type OpenedStore } from './open-store.ts';
 import { createLogger } from './logger.ts';
 import { settleMemoryWhenQuiet } from './memory-settle.ts';
 
@@ -23,8 +22,9 @@ export interface PlatformNode {
 /**
  * The demo plugin's build (a child process, about a second; read from the machine-wide cache after the first time),
  * started as soon as a node finds its embedded database new, and so empty: the demo tenant will be seeded, and the
- * build runs beside initdb or the template's copy and the database's opening instead of after them. A start that fails before seeding leaves the build to end on its own;
- * its failure is the seed's to report, not an unhandled rejection.
+ * build runs beside initdb or the template's copy and the database's opening instead of after them. A start that
+ * fails before seeding leaves the build to end on its own; its failure is the seed's to report, not an unhandled
+ * rejection.
  */
 function earlyDemoArchive(cacheDir: string | null): Promise<Buffer> {
   const archive = demoPluginArchive({ cacheDir });
@@ -64,7 +64,7 @@ export async function startPlatform(opts: {
   if (tls) logger.info({ names: tls.subjectAltName, validTo: tls.validTo.toISOString() }, 'serving HTTPS');
   // With PORT=0 (tests, launchers) the public URLs take the port the OS picked, unless set explicitly.
   const config = opts.config.publicPort === 0 ? { ...opts.config, publicPort: listener.port } : opts.config;
-  const fresh = opts.early ? opts.early.fresh : !opts.store && !config.databaseUrl && !hasEmbeddedDb(config.dataDir);
+  const fresh = opts.early ? opts.early.fresh : !opts.store && isNewEmbeddedDb(config);
   const demoArchive = config.seedDemo && fresh ? earlyDemoArchive(config.pgliteTemplateDir) : undefined;
   let opened: OpenedStore;
   try {

@@ -20,6 +20,9 @@ export async function openConfiguredStore(config: PlatformConfig): Promise<Opene
   }
 }
 
+/** No DATABASE_URL and no embedded database yet: this start makes the database, so it is empty. */
+export const isNewEmbeddedDb = (config: Pick<PlatformConfig, 'databaseUrl' | 'dataDir'>) => !config.databaseUrl && !hasEmbeddedDb(config.dataDir);
+
 /** A store being opened ahead of the rest of the node, and whether its embedded database was new (empty) before. */
 export interface EarlyStore {
   /** No DATABASE_URL and no embedded database yet: this start makes it, so it is empty. */
@@ -33,7 +36,7 @@ export interface EarlyStore {
  * runtime, instead of after it. The caller hands it to startPlatform, which owns it from then on.
  */
 export function openStoreEarly(config: PlatformConfig): EarlyStore {
-  const fresh = !config.databaseUrl && !hasEmbeddedDb(config.dataDir);
+  const fresh = isNewEmbeddedDb(config);
   const opening = openConfiguredStore(config);
   // Awaited by startPlatform; a failure before then is its to report, not an unhandled rejection.
   opening.catch(() => {});
