@@ -1,18 +1,23 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 /**
- * Compiles the CLI ahead of time (`npm run compile-cli`, and `npm install`/`npm ci` through `prepare`): bin/main.ts
- * and the command modules bundled into .build/cli/, so a client command starts without tsx (whose loader alone costs
- * more than the whole compiled start). bin/platform runs the bundle only while it is fresh (see FRESHNESS below).
+ * Compiles the platform ahead of time (`npm run compile-cli`, and `npm install`/`npm ci` through `prepare`):
+ * bin/main.ts with every command, the runtime, the edge and the store bundled into .build/cli/, so neither a client
+ * command nor `platform serve` (`npm start`) pays for tsx's loader, and a node does not load hundreds of package
+ * files one by one. bin/platform runs the bundle only while it is fresh (see FRESHNESS below).
  *
- * What is bundled: the CLI's own modules (bin/) and runtime/core/config (a leaf every command reads its config with).
- * What is not: packages (loaded from node_modules as before, so an upgrade needs no rebuild) and the rest of the
- * runtime, the edge and the store. Those compute paths from import.meta.url (migrations, wasm, worker files), so they
- * stay TypeScript files run by tsx: a command that needs them loads its module through withRuntime
- * (bin/cli/compiled.ts), which starts tsx first. This build refuses a bundle where a module reaches them otherwise.
+ * Each dynamic import is a chunk of its own: a client command loads the CLI's few modules and no runtime.
+ * Files found next to a source stay where they are: each bundled module's import.meta.url is rebuilt to name its
+ * source file (migrations, wasm, the .mjs files workers and child processes run, and the .ts task modules the task
+ * worker loads with tsx's loader of its own).
+ *
+ * Packages: most stay in node_modules (a package that finds files next to itself, runs workers from its own files or
+ * loads optional native parts must). BUNDLED_PACKAGES are plain JavaScript that locates nothing at run time, where
+ * loading them file by file cost most of a start (typebox alone is some 700 ESM files: 400 ms loaded as such, 35 ms
+ * bundled). They count as inputs through node_modules/.package-lock.json, which npm rewrites on every install.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,83 +29,82 @@ export const OUT_DIR = path.join(ROOT, '.build', 'cli');
  * listed file is older than `inputs` (a listed file gone also counts as a change); else tsx runs bin/main.ts.
  */
 const INPUTS_FILE = 'inputs';
+/** Stands for every bundled package's files in `inputs`: npm writes it on each install, update or removal. */
+const PACKAGES_INPUT = 'node_modules/.package-lock.json';
 
-/** Under runtime/, edge/, store/ and actors/ only this leaf is bundled. */
-const BUNDLED_RUNTIME = /^runtime\/core\/config\//;
-const UNBUNDLED = /^(runtime|edge|store|actors)\//;
+/** Packages bundled (by name; their own dependencies are bundled with them unless they are not pure either). */
+export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
+  'typebox',
+  'zod',
+  '@modelcontextprotocol/core',
+  '@ag-ui/core',
+  '@ag-ui/encoder',
+  '@ag-ui/proto',
+  '@ai-sdk/provider',
+  '@ai-sdk/provider-utils',
+  '@ai-sdk/openai-compatible',
+  '@standard-schema/spec',
+  'eventsource-parser',
+  'jose',
+  'yaml',
+  'xstate',
+  '@xstate/store',
+  '@nats-io/nats-core',
+  '@nats-io/transport-node',
+  '@nats-io/jetstream',
+  '@nats-io/kv',
+  '@nats-io/nkeys',
+  '@nats-io/nuid',
+  'minisearch',
+  'fastify',
+  '@fastify/formbody',
+  '@fastify/multipart',
+  '@fastify/fast-json-stringify-compiler',
+  'ajv',
+  'ajv-formats',
+  'prom-client',
+  'tar-stream',
+  'image-size',
+]);
+
+const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const isBare = (specifier: string) => !/^(\.{1,2}\/|\/|node:|[a-z]+:)/.test(specifier);
+
+/** Marks the plugin's own resolutions (a bare import resolved as from elsewhere), which it leaves to esbuild. */
+const RESOLVING = Symbol('resolving');
 
 const rel = (file: string) => path.relative(ROOT, file).split(path.sep).join('/');
 
 /**
- * Keeps the runtime out of the bundle (an import of its .ts file, relative to the bundle), and gives each bundled
- * module its own import.meta.url: the bundle is one folder of files, so each source's URL is rebuilt relative to it
- * (help.ts reads ../../package.json, auth.ts the checkout's .platform, plugin-deploy.ts names bin/main.ts).
+ * Gives each bundled module of ours its own import.meta.url: the bundle is one folder of files, so each source's URL
+ * is rebuilt relative to it (store/migrate.ts finds its migrations, sandbox.ts its worker, help.ts the package.json).
+ * Packages outside BUNDLED_PACKAGES stay imports of node_modules.
  */
 function sourcePaths(outDir: string): Plugin {
   const fromOut = (file: string) => path.relative(outDir, file).split(path.sep).join('/');
   return {
     name: 'source-paths',
     setup(b) {
-      b.onResolve({ filter: /^\.\.?\// }, (args) => {
-        const target = path.resolve(args.resolveDir, args.path);
-        const r = rel(target);
-        if (!UNBUNDLED.test(r) || BUNDLED_RUNTIME.test(r)) return undefined;
-        return { path: fromOut(target), external: true };
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === RESOLVING || !isBare(args.path) || BUNDLED_PACKAGES.has(packageOf(args.path))) return undefined;
+        if (!args.importer.includes(`${path.sep}node_modules${path.sep}`)) return { path: args.path, external: true };
+        // A bundled package's import of another package stays an import only where the bundle (in .build/cli, below the
+        // root) finds the very same file, the top-level copy; a copy of its own, nested in its node_modules, is bundled.
+        const [here, top] = await Promise.all([
+          b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: RESOLVING }),
+          b.resolve(args.path, { kind: args.kind, resolveDir: ROOT, pluginData: RESOLVING }),
+        ]);
+        return here.path === top.path ? { path: args.path, external: true } : undefined;
       });
-      b.onLoad({ filter: /\.ts$/ }, (args) => {
+      b.onLoad({ filter: /\.(ts|mjs)$/ }, (args) => {
         if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
         const source = readFileSync(args.path, 'utf8');
         if (/import\.meta\.(dirname|filename)/.test(source)) return { errors: [{ text: `${rel(args.path)}: use import.meta.url (the bundle rewrites only that)` }] };
         const url = `new URL(${JSON.stringify(fromOut(args.path))}, import.meta.url).href`;
-        return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+        return { contents: source.replaceAll('import.meta.url', url), loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
       });
     },
   };
-}
-
-/** The modules' import graph: bundled file → its imports (of our files: bundled or external .ts). */
-function graphOf(meta: Metafile, outDir: string) {
-  const edges = new Map<string, { to: string; dynamic: boolean; external: boolean; written: string }[]>();
-  for (const [file, input] of Object.entries(meta.inputs)) {
-    const imports = input.imports.filter((i) => (i.external ? i.path.endsWith('.ts') : !i.path.includes('node_modules/')));
-    edges.set(
-      file,
-      imports.map((i) => {
-        const to = i.external ? rel(path.resolve(outDir, i.path)) : i.path;
-        // The specifier as the source writes it (the metafile has the resolved path).
-        const written = path.posix.relative(path.posix.dirname(file), to);
-        return { to, dynamic: i.kind === 'dynamic-import', external: Boolean(i.external), written: written.startsWith('.') ? written : `./${written}` };
-      }),
-    );
-  }
-  return edges;
-}
-
-/**
- * The rule withRuntime keeps: tsx must be running before any unbundled .ts file loads. So no module loaded at start
- * (statically from bin/main.ts) reaches one, and every dynamic import that does is written
- * `withRuntime(() => import('…'))`. Returns the mistakes.
- */
-export function checkRuntimeImports(meta: Metafile, outDir: string): string[] {
-  const edges = graphOf(meta, outDir);
-  const needsRuntime = new Map<string, boolean>();
-  const reaches = (file: string, seen = new Set<string>()): boolean => {
-    if (needsRuntime.has(file)) return needsRuntime.get(file)!;
-    if (seen.has(file)) return false;
-    seen.add(file);
-    const r = (edges.get(file) ?? []).some((e) => !e.dynamic && (e.external || reaches(e.to, seen)));
-    needsRuntime.set(file, r);
-    return r;
-  };
-  const mistakes: string[] = [];
-  for (const [file, imports] of edges) {
-    for (const e of imports.filter((i) => i.dynamic && (i.external || reaches(i.to)))) {
-      const source = readFileSync(path.join(ROOT, file), 'utf8');
-      if (!source.includes(`withRuntime(() => import('${e.written}'))`)) mistakes.push(`${file}: load ${e.written} with withRuntime(() => import('${e.written}')): it needs the runtime, run by tsx`);
-    }
-  }
-  if (reaches('bin/main.ts')) mistakes.push('bin/main.ts reaches the runtime at start: every command would need tsx');
-  return mistakes;
 }
 
 /** Builds into a folder of its own, then swaps it in: a CLI started meanwhile finds the old bundle or none (tsx). */
@@ -119,19 +123,18 @@ export async function compileCli(outDir = OUT_DIR): Promise<{ outDir: string; in
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      packages: 'external',
       outExtension: { '.js': '.mjs' },
       entryNames: '[name]',
       chunkNames: '[name]-[hash]',
-      // Read by bin/cli/compiled.ts: the code knows it runs compiled (and must start tsx before the runtime).
-      define: { PLATFORM_CLI_COMPILED: 'true' },
+      // Bundled CommonJS packages require Node's built-in modules; an ES module has no `require` of its own.
+      banner: { js: "import { createRequire as __platformRequire } from 'node:module'; const require = __platformRequire(import.meta.url);" },
       metafile: true,
       logLevel: 'warning',
       plugins: [sourcePaths(outDir)],
     });
-    const mistakes = checkRuntimeImports(result.metafile, outDir);
-    if (mistakes.length) throw new Error(`the CLI bundle would load the runtime without tsx:\n  ${mistakes.join('\n  ')}`);
-    const inputs = [...Object.keys(result.metafile.inputs), rel(fileURLToPath(import.meta.url)), 'tsconfig.json'].sort();
+    const ours = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+    const packages = ours.length < Object.keys(result.metafile.inputs).length ? [PACKAGES_INPUT] : [];
+    const inputs = [...ours, ...packages, rel(fileURLToPath(import.meta.url)), 'tsconfig.json'].sort();
     writeFileSync(path.join(tmp, INPUTS_FILE), `${inputs.join('\n')}\n`);
     utimesSync(path.join(tmp, INPUTS_FILE), started, started);
     rmSync(outDir, { recursive: true, force: true });

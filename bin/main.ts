@@ -1,13 +1,12 @@
 import { describeFailure } from './cli/failure.ts';
 import { helpFor, versionText } from './cli/help.ts';
-import { withRuntime } from './cli/compiled.ts';
 import { UsageError } from './cli/output.ts';
 
 // Each command's module is loaded when that command runs: most commands need none of the runtime, and loading all of
-// them (and through them the whole runtime) made every command take about two seconds to start. Those that need the
-// runtime load through withRuntime: compiled ahead of time, the CLI starts tsx only for them.
+// them (and through them the whole runtime) made every command take about two seconds to start. Compiled ahead of time
+// (bin/compile-cli.ts), each of these imports is a chunk of its own.
 const load = {
-  admin: () => withRuntime(() => import('./cli/admin.ts')),
+  admin: () => import('./cli/admin.ts'),
   /** The operator commands' table and usage lines, without the runtime the commands load. */
   adminUsage: () => import('./cli/admin-commands.ts'),
   /** Every client command's usage lines (bin/cli/usage.ts imports nothing). */
@@ -20,10 +19,10 @@ const load = {
   skills: () => import('./cli/skills.ts'),
   workflows: () => import('./cli/workflows.ts'),
   builds: () => import('./cli/builds.ts'),
-  cluster: () => withRuntime(() => import('./cli/cluster.ts')),
+  cluster: () => import('./cli/cluster.ts'),
   plugins: () => import('./cli/plugins.ts'),
   model: () => import('./cli/model.ts'),
-  serve: () => withRuntime(() => import('./cli/serve.ts')),
+  serve: () => import('./cli/serve.ts'),
   viz: () => import('./cli/viz.ts'),
   devCert: () => import('./cli/dev-cert.ts'),
 };

@@ -130,14 +130,22 @@ const pgDriver = () => import('./pg-driver.ts');
 
 /** Opens the configured driver and applies pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  const migrations = await loadMigrations();
-  // A new embedded database is made with its migrations applied (and kept so as a template, see pglite-cluster.ts);
-  // migrate() below then finds nothing left to do.
-  const setup = [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...migrations.map((m) => ({ name: m.name, sql: migrationScript(m) }))];
-  const db =
+  const loading = loadMigrations();
+  // The embedded database's thread starts at once (before the migrations are read): it compiles PGlite's WebAssembly
+  // while this thread goes on. A new embedded database is made with its migrations applied (and kept so as a
+  // template, see pglite-cluster.ts); migrate() below then finds nothing left to do.
+  const opening =
     opts.driver === 'pg'
-      ? await (await pgDriver()).openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) })
-      : await openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup });
+      ? pgDriver().then((d) => d.openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) }))
+      : openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup: loading.then((ms) => [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...ms.map((m) => ({ name: m.name, sql: migrationScript(m) }))]) });
+  const [read, opened] = await Promise.allSettled([loading, opening]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const db = opened.value;
+  if (read.status === 'rejected') {
+    await db.close().catch(() => {});
+    throw read.reason;
+  }
+  const migrations = read.value;
   try {
     await migrate(db, migrations);
   } catch (err) {

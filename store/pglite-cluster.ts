@@ -41,7 +41,8 @@ const PGLITE_VERSION = (JSON.parse(readFileSync(path.join(PGLITE_ROOT, 'package.
 /** Staging copies older than this were left by a process that died while publishing. */
 const STALE_STAGING_MS = 60 * 60_000;
 
-const hasCluster = (dir: string) => existsSync(path.join(dir, 'PG_VERSION'));
+/** Whether `dir` holds a whole cluster (initdb finished there). */
+export const hasCluster = (dir: string) => existsSync(path.join(dir, 'PG_VERSION'));
 /** A copy that is a copy-on-write clone where the filesystem makes one (btrfs, XFS, APFS), a plain copy elsewhere. */
 const copyTree = (from: string, to: string) => cpSync(from, to, { recursive: true, mode: constants.COPYFILE_FICLONE });
 const suffix = () => randomBytes(4).toString('hex');

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { classifyDriverError, type Db, type Queryable, type QueryResult } from './db.ts';
-import { prepareCluster, type SetupStep } from './pglite-cluster.ts';
+import { hasCluster, prepareCluster, type SetupStep } from './pglite-cluster.ts';
 
 /**
  * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
@@ -26,8 +26,11 @@ const WORKER = fileURLToPath(new URL('./pglite-worker.mjs', import.meta.url));
 export interface PgliteOptions {
   /** Where a fresh cluster is kept for later data directories (see pglite-cluster.ts); null: none is kept or used. */
   templateDir?: string | null;
-  /** Scripts a new cluster in `dataDir` gets before it opens (the migrations), and its template with it. */
-  setup?: readonly SetupStep[];
+  /**
+   * Scripts a new cluster in `dataDir` gets before it opens (the migrations), and its template with it. A promise may
+   * be passed: the thread starts first, the scripts are read meanwhile.
+   */
+  setup?: readonly SetupStep[] | Promise<readonly SetupStep[]>;
 }
 
 type Answer = { id: number; ok: true; rows?: unknown[]; rowCount?: number } | { id: number; ok: false; error: Record<string, unknown> & { message: string } };
@@ -75,9 +78,14 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
     if (!a.ok) throw rebuilt(a.error);
     return a;
   };
+  // A data directory that already holds its cluster (every start after the first) is opened at once: the thread boots
+  // PostgreSQL while this one reads the migrations and loads the rest of the node.
+  const early = dataDir !== undefined && hasCluster(dataDir) ? call({ op: 'open' }) : null;
+  early?.catch(() => {}); // awaited below; a failure meanwhile is not unhandled
   try {
-    if (dataDir) await prepareCluster(dataDir, { templateDir: opts.templateDir ?? null, startParams: PGLITE_START_PARAMS, setup: opts.setup ?? [] });
-    await call({ op: 'open' });
+    const setup = (await opts.setup) ?? [];
+    if (dataDir && !early) await prepareCluster(dataDir, { templateDir: opts.templateDir ?? null, startParams: PGLITE_START_PARAMS, setup });
+    await (early ?? call({ op: 'open' }));
   } catch (err) {
     await thread.terminate();
     throw err;

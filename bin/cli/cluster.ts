@@ -2,9 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jetstream } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
-import { connectNats, createNatsBus, distinctKeys, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, kvManager, distinctKeys, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
 const dec = new TextDecoder();
@@ -19,7 +17,7 @@ export interface ClusterStatus {
 export async function clusterStatus(natsUrl: string, cluster: string): Promise<ClusterStatus> {
   const nc = await connectNats(natsUrl, `status-${process.pid}`);
   try {
-    const kvm = new Kvm(jetstream(nc));
+    const kvm = await kvManager(nc);
     const members = await readMembers(await kvm.open(membersBucket(cluster)));
     const kvShards = await kvm.open(shardsBucket(cluster));
     const shards: ClusterStatus['shards'] = [];

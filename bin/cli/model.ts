@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { withRuntime } from './compiled.ts';
 import { CommandError, UsageError } from './output.ts';
 
 const usage = () => `usage: platform model serve [--rules <file>] [--port <n>] [--host <address>]
@@ -10,7 +9,7 @@ POST /v1/chat/completions, on loopback unless --host says otherwise. See docs/sc
 /** `platform model serve`: the scripted model on its own, for trying rules or pointing any OpenAI client at it. */
 export async function modelCli(argv: string[]) {
   // The runtime is loaded by the command, not with its usage line (the whole usage text is read for --help).
-  const { DEMO_RULES_FILE, parseRules, RulesError, serveScripted } = await withRuntime(() => import('../../runtime/index.ts'));
+  const { DEMO_RULES_FILE, parseRules, RulesError, serveScripted } = await import('../../runtime/index.ts');
   const [verb, ...rest] = argv;
   if (verb !== 'serve') throw new UsageError(usage());
   const { values, positionals } = parseArgs({

@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/core/config/index.ts';
 import { readNodeFile } from '../data-dir.ts';
 import { apiUrl } from './auth.ts';
-import { tsxExecArgv } from './compiled.ts';
 import { parseJsonOrUndefined } from './http.ts';
 import { CommandError, print, UsageError } from './output.ts';
 import { buildPlugin, toolLines } from './plugin-build.ts';
@@ -13,7 +12,8 @@ import { readPluginFolder, shown } from './plugin-layout.ts';
 import { packFolder } from './plugin-pack.ts';
 import { activationFailure, activationOf, uploadArchive } from './plugin-upload.ts';
 
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+/** The launcher (compiled bundle while fresh, else the source through tsx), as a user would run the command. */
+const PLATFORM = fileURLToPath(new URL('../platform', import.meta.url));
 
 type Target = { kind: 'gateway' | 'agent'; ref: string };
 
@@ -38,7 +38,7 @@ function requireOperator(targets: Target[]) {
 /** Runs `platform admin <kind> bind` in a process of its own (it loads the whole runtime); its JSON answer. */
 function operatorBind(t: Target, capabilityId: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...tsxExecArgv(), MAIN, 'admin', t.kind, 'bind', `--${t.kind}`, t.ref, '--capability', capabilityId, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PLATFORM, ['admin', t.kind, 'bind', `--${t.kind}`, t.ref, '--capability', capabilityId, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

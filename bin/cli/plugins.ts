@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { apiUrl, credential } from './auth.ts';
-import { withRuntime } from './compiled.ts';
 import { httpJson } from './http.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 import { PLUGINS_USAGE } from './usage.ts';
@@ -36,13 +35,13 @@ export async function pluginsCli(argv: string[]) {
     case 'init':
       return (await import('./plugin-init.ts')).initCli(rest);
     case 'build':
-      return (await withRuntime(() => import('./plugin-build.ts'))).buildCli(rest);
+      return (await import('./plugin-build.ts')).buildCli(rest);
     case 'pack':
-      return (await withRuntime(() => import('./plugin-pack.ts'))).packCli(rest);
+      return (await import('./plugin-pack.ts')).packCli(rest);
     case 'upload':
       return (await import('./plugin-upload.ts')).uploadCli(rest);
     case 'deploy':
-      return (await withRuntime(() => import('./plugin-deploy.ts'))).deployCli(rest);
+      return (await import('./plugin-deploy.ts')).deployCli(rest);
     case 'list':
       return listCli(rest);
     case 'activate':

@@ -2,7 +2,6 @@
 import { loadConfig } from '../../runtime/core/config/index.ts';
 import type { PlatformNode } from '../node.ts';
 import { openStoreEarly } from '../open-store.ts';
-import { withRuntime } from './compiled.ts';
 import { curlHint } from './http.ts';
 
 function banner(node: PlatformNode): string {
@@ -48,7 +47,7 @@ function banner(node: PlatformNode): string {
 export async function serveCli() {
   const config = loadConfig();
   const early = openStoreEarly(config);
-  const { startPlatform } = await withRuntime(() => import('../node.ts'));
+  const { startPlatform } = await import('../node.ts');
   const node = await startPlatform({ config, early });
   process.stdout.write(banner(node));
   let stopping = false;

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { VizFormat } from '../../runtime/index.ts';
-import { withRuntime } from './compiled.ts';
 import { UsageError } from './output.ts';
 
 const usageOf = (kinds: string[]) => `usage: platform viz export <machine> [--format svg|dot|mermaid]\nmachines: ${kinds.join(', ')}`;
@@ -11,7 +10,7 @@ const usageOf = (kinds: string[]) => `usage: platform viz export <machine> [--fo
  */
 export async function vizCli(argv: string[]) {
   // The runtime is loaded by the command, not with its usage line (the whole usage text is read for --help).
-  const { renderStatechart, statechartKinds, VIZ_FORMATS } = await withRuntime(() => import('../../runtime/index.ts'));
+  const { renderStatechart, statechartKinds, VIZ_FORMATS } = await import('../../runtime/index.ts');
   const usage = () => usageOf(statechartKinds());
   const [verb, ...rest] = argv;
   if (verb !== 'export') throw new UsageError(usage());

@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { lazySerializers, prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
+import { lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -84,7 +84,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
-    schemaController: lazySerializers(),
+    schemaController: lazyCompilers(),
     frameworkErrors: (err, _request, reply) => sendError(reply, wireErrorOf(new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`)), null),
   });
   // Agents change only through the operator: a node keeps one it found for five seconds, and never remembers a miss.

@@ -23,7 +23,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { lazySerializers, requestId } from '../http/index.ts';
+import { lazyCompilers, requestId } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -64,7 +64,7 @@ export async function managementApp(opts: {
       return (reply as FastifyReply).code(status).send(body);
     },
     schemaErrorFormatter: describeValidation,
-    schemaController: lazySerializers(),
+    schemaController: lazyCompilers(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Requests are checked against the routes' schemas (schemas.ts), which also generate the OpenAPI document.
   app.setValidatorCompiler(createValidatorCompiler());

@@ -32,14 +32,16 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     ajvFormats.default(ajv);
     return ajv;
   };
-  const text = make('array');
-  const parts: Record<HttpPart, Ajv> = { body: make(false), querystring: text, params: text, headers: text };
+  // Made on the first compile, like the validators themselves.
+  let body: Ajv | undefined;
+  let text: Ajv | undefined;
+  const ajvOf = (part: HttpPart) => (part === 'body' ? (body ??= make(false)) : (text ??= make('array')));
   // Compiled on a route's first request, not at start: compiling every route's schemas took a quarter of a second of
   // each start, for routes most nodes never see; one route's schemas compile in a few milliseconds.
   return ({ schema, httpPart }) => {
     let validate: ValidateFunction | undefined;
     const lazy = (data: unknown) => {
-      validate ??= parts[(httpPart ?? 'body') as HttpPart].compile(schema as object);
+      validate ??= ajvOf((httpPart ?? 'body') as HttpPart).compile(schema as object);
       const ok = validate(data);
       lazy.errors = validate.errors;
       return ok;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { lazySerializers, requestId, routeHost } from '../http/index.ts';
+import { lazyCompilers, requestId, routeHost } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -62,7 +62,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
-    schemaController: lazySerializers(),
+    schemaController: lazyCompilers(),
     frameworkErrors: (err, _request, reply) => sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', `Bad Request: ${err.message}`)),
   });
   // Sessions are checked on every request of the session era: kept per node for ten seconds (never past their

@@ -13,7 +13,8 @@ import { BUILTINS } from './catalogue.ts';
  * the operation's limits. What the caller did wrong comes back as a tool error to read, never a platform failure.
  */
 export function builtinToolSource(deps: BuiltinDeps & { store: Pick<Store, 'builtinBindings' | 'memories'> }): ToolSource {
-  const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true });
+  // The built-ins' schemas are the platform's own: not checked against the meta-schema (whose compile is tens of ms).
+  const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateSchema: false });
   const validators = new Map<string, ValidateFunction>();
   const validatorOf = (op: BuiltinOperation) => {
     let v = validators.get(op.name);

@@ -5,4 +5,4 @@ export { WORKSPACE_LIMITS, relativeParts, resolveInside, workspaceUsage } from '
 export { BuiltinToolError } from './tool-error.ts';
 export { CODE_LIMITS } from './code-runner.ts';
 export { searxngProvider, type WebSearchProvider, type WebResult } from './search-provider.ts';
-export { runJavascript } from './quickjs-task.ts';
+export { runJavascript } from './run-javascript.ts';

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { PlatformConfig } from '../core/config/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
-import { DEMO_RULES_FILE } from './demo-rules.ts';
+import { DEMO_RULES_FILE, DEMO_RULES_NAME } from './demo-rules.ts';
 import { languageModel, parseModelRef, type ModelEndpoint } from './provider.ts';
 import { parseRules, RulesError } from './scripted-rules.ts';
-import { serveScripted, type ScriptedServer } from './scripted-server.ts';
+import { serveScripted, type RulesSource, type ScriptedServer } from './scripted-server.ts';
 
 /** The models agents can use: the operator's providers and the node's scripted model. */
 export interface ModelRegistry {
@@ -23,14 +23,16 @@ export interface ModelRegistry {
  * model, the scripted one included, is reached through the same OpenAI-compatible provider code.
  */
 export async function createModelRegistry(config: Pick<PlatformConfig, 'modelProviders' | 'scriptedRules'>): Promise<ModelRegistry> {
-  const file = config.scriptedRules ?? DEMO_RULES_FILE;
-  let rules;
-  try {
-    rules = parseRules(await readFile(file, 'utf8'));
-  } catch (err) {
-    const why = err instanceof RulesError ? err.message : `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-    throw new PlatformError('MODEL_UNKNOWN', `PLATFORM_SCRIPTED_RULES=${file}: ${why}`);
-  }
+  const read = async (file: string) => {
+    try {
+      return parseRules(await readFile(file, 'utf8'));
+    } catch (err) {
+      const why = err instanceof RulesError ? err.message : `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      throw new PlatformError('MODEL_UNKNOWN', `PLATFORM_SCRIPTED_RULES=${file}: ${why}`);
+    }
+  };
+  // The operator's rules are read now, so a mistake in them stops the start; the platform's own on first use.
+  const rules: RulesSource = config.scriptedRules ? await read(config.scriptedRules) : { name: DEMO_RULES_NAME, load: () => read(DEMO_RULES_FILE) };
   const scripted: ScriptedServer = await serveScripted(rules);
   const endpoints = new Map<string, ModelEndpoint>([['scripted', { provider: 'scripted', baseUrl: scripted.baseUrl }]]);
   for (const p of config.modelProviders) endpoints.set(p.name, { provider: p.name, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) });

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 
 /**
@@ -78,7 +78,10 @@ const schema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+// Compiled on first use, and not checked against the meta-schema (a schema of ours): that check alone compiles the
+// meta-schema, tens of milliseconds of a node's start (the demo rules are read at start).
+let validator: ValidateFunction | undefined;
+const validate = (doc: unknown) => (validator ??= new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile(schema))(doc);
 
 export class RulesError extends Error {
   override readonly name = 'RulesError';
@@ -93,7 +96,7 @@ export function parseRules(text: string, fallbackName = 'scripted'): ScriptedRul
     throw new RulesError(`the rules are not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!validate(doc)) {
-    const problems = [...new Set((validate.errors ?? []).filter((e: ErrorObject) => e.keyword !== 'oneOf' || e.instancePath.split('/').length === 3).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.keyword === 'oneOf' ? 'a rule has exactly one of `reply` and `call`' : e.message}`))];
+    const problems = [...new Set((validator!.errors ?? []).filter((e: ErrorObject) => e.keyword !== 'oneOf' || e.instancePath.split('/').length === 3).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.keyword === 'oneOf' ? 'a rule has exactly one of `reply` and `call`' : e.message}`))];
     throw new RulesError(`invalid rules: ${problems.join('; ')}`);
   }
   const d = doc as { name?: string; rules: Rule[] };

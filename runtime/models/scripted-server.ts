@@ -13,12 +13,29 @@ export interface ScriptedServer {
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
+const noSchemas = () => () => {
+  throw new Error('the scripted model has no route schemas to compile');
+};
+
 const openAiError = (message: string, type = 'invalid_request_error', code: string | null = null) => ({ error: { message, type, param: null, code } });
 
+/**
+ * The rules a scripted model answers with: parsed already, or read on its first request (`load`, memoized; the node's
+ * own demo rules are known good, and parsing them was a tenth of a second of every start).
+ */
+export type RulesSource = ScriptedRules | { name: string; load: () => Promise<ScriptedRules> };
+
 /** The scripted model as an HTTP app: `POST /v1/chat/completions` (streaming or not) and `GET /v1/models`. */
-export function scriptedApp(rules: ScriptedRules): FastifyInstance {
-  const app = Fastify({ bodyLimit: BODY_LIMIT });
-  const model = `scripted/${rules.name}`;
+export function scriptedApp(source: RulesSource): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    // No route here has a schema: without these, fastify would load its Ajv and serializer compilers (a tenth of a
+    // second of a node's start) for nothing.
+    schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
+  });
+  const model = `scripted/${source.name}`;
+  let loading: Promise<ScriptedRules> | undefined;
+  const rulesOf = (): ScriptedRules | Promise<ScriptedRules> => ('load' in source ? (loading ??= source.load()) : source);
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     void reply.status(status).send(openAiError(status === 500 ? 'internal error' : err.message, status === 500 ? 'server_error' : 'invalid_request_error'));
@@ -30,7 +47,7 @@ export function scriptedApp(rules: ScriptedRules): FastifyInstance {
     if (typeof body !== 'object' || Array.isArray(body)) return reply.status(400).send(openAiError('the body must be a JSON object'));
     const c = conversationOf(body);
     if (typeof c === 'string') return reply.status(400).send(openAiError(c));
-    const a = answer(rules, c);
+    const a = answer(await rulesOf(), c);
     const meta = completion(typeof body.model === 'string' ? body.model : model);
     if (body.stream !== true) {
       // As slow whole as streamed: the answer arrives after the delays its chunks would have taken.
@@ -53,7 +70,7 @@ export function scriptedApp(rules: ScriptedRules): FastifyInstance {
 }
 
 /** Serves the scripted model on loopback (port 0: the OS picks one) until closed. */
-export async function serveScripted(rules: ScriptedRules, opts: { port?: number; host?: string } = {}): Promise<ScriptedServer> {
+export async function serveScripted(rules: RulesSource, opts: { port?: number; host?: string } = {}): Promise<ScriptedServer> {
   const app = scriptedApp(rules);
   await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
   const address = app.server.address() as { port: number; address: string };

@@ -51,9 +51,10 @@ export function createToolInvoker(deps: {
   allowPrivateNetwork?: boolean;
   now?: () => number;
 }) {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  // Markers tool-schema.ts puts on 64-bit integers; the bounds are in minimum/maximum.
-  ajv.addFormat('int64', true).addFormat('uint64', true);
+  // Made on the first call (an Ajv costs a node's start tens of milliseconds). Markers tool-schema.ts puts on 64-bit
+  // integers are formats of it; the bounds are in minimum/maximum.
+  let ajv: Ajv | undefined;
+  const compile = (schema: object) => (ajv ??= new Ajv({ strict: false, allErrors: true }).addFormat('int64', true).addFormat('uint64', true)).compile(schema);
   const validators = new Map<string, ValidateFunction>();
   const now = deps.now ?? Date.now;
   const active = new Map<string, ActiveVersion>();
@@ -145,7 +146,7 @@ export function createToolInvoker(deps: {
     if (!tool?.signature) throw new PlatformError('TOOL_NOT_FOUND', `no tool ${toolName} in the active version`);
     const vkey = `${v.artifactHash}:${toolName}`;
     let validate = validators.get(vkey);
-    if (!validate) validators.set(vkey, (validate = ajv.compile(tool.inputSchema)));
+    if (!validate) validators.set(vkey, (validate = compile(tool.inputSchema)));
     if (!validate(args ?? {})) {
       const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
       throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);

@@ -1,5 +1,5 @@
 import { parseEnv } from 'node:util';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { PlatformError } from '../core/errors/index.ts';
 
@@ -88,7 +88,10 @@ const schema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, strict: true }).compile(schema);
+// Compiled on first use, and not checked against the meta-schema (a schema of ours, whose check compiles the
+// meta-schema: tens of milliseconds).
+let validator: ValidateFunction | undefined;
+const validate = (doc: unknown) => (validator ??= new Ajv({ allErrors: true, strict: true, validateSchema: false }).compile(schema))(doc);
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath || '/';
@@ -122,7 +125,7 @@ export function parsePluginConfig(text: string): PluginConfig {
     throw new PlatformError('PLUGIN_CONFIG_INVALID', 'invalid config: platform.yaml must be a mapping with schema_version "1.0"', { data: { problems: ['/: must be an object'] } });
   }
   if (!validate(doc)) {
-    const problems: string[] = [...new Set((validate.errors ?? []).map((e: ErrorObject) => describe(e)))];
+    const problems: string[] = [...new Set((validator!.errors ?? []).map((e: ErrorObject) => describe(e)))];
     throw new PlatformError('PLUGIN_CONFIG_INVALID', `invalid config: ${problems.join('; ')}`, { data: { problems } });
   }
   const c = doc as Partial<PluginConfig> & { permissions?: Partial<PluginConfig['permissions']>; resources?: { limits?: Partial<PluginConfig['resources']['limits']> } };

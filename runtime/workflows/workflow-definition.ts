@@ -121,7 +121,7 @@ function refuseRegex(schema: unknown, at: string, depth = 0): void {
   }
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
 /** The input schema's validator, compiled once per schema text. */
@@ -130,7 +130,7 @@ export function inputValidator(schema: Record<string, unknown>): ValidateFunctio
   let v = compiled.get(key);
   if (!v) {
     try {
-      v = ajv.compile(schema);
+      v = (ajv ??= new Ajv({ allErrors: false, strict: false })).compile(schema);
     } catch (err) {
       throw invalid(`input: not a JSON Schema: ${(err as Error).message}`);
     }

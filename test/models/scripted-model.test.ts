@@ -4,7 +4,7 @@ import path from 'node:path';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_RULES_FILE, languageModel, parseModelRef, parseRules, RulesError, serveScripted, type ScriptedServer } from '../../runtime/index.ts';
+import { DEMO_RULES_FILE, DEMO_RULES_NAME, languageModel, parseModelRef, parseRules, RulesError, serveScripted, type ScriptedServer } from '../../runtime/index.ts';
 
 const RULES = `
 name: test
@@ -117,11 +117,36 @@ describe('the scripted model', () => {
 
   it('ships the demo rules, and splits provider/model references', () => {
     const demo = parseRules(readFileSync(DEMO_RULES_FILE, 'utf8'));
-    expect(demo.name).toBe('demo');
+    // The node serves scripted/demo before it reads the file (on the first request): the two names must agree.
+    expect(demo.name).toBe(DEMO_RULES_NAME);
+    expect(DEMO_RULES_NAME).toBe('demo');
     expect(parseModelRef('scripted/demo')).toEqual({ provider: 'scripted', model: 'demo' });
     expect(parseModelRef('openrouter/meta-llama/llama-3')).toEqual({ provider: 'openrouter', model: 'meta-llama/llama-3' });
     expect(parseModelRef('nomodel')).toBeNull();
     expect(parseModelRef('/x')).toBeNull();
+  });
+
+  it('reads rules given as a loader on the first request, once, and answers as their name before that', async () => {
+    let loads = 0;
+    const lazy = await serveScripted({
+      name: 'later',
+      load: async () => {
+        loads++;
+        return parseRules(RULES);
+      },
+    });
+    try {
+      const models = (await (await fetch(`${lazy.baseUrl}/models`)).json()) as { data: { id: string }[] };
+      expect(models.data.map((m) => m.id)).toEqual(['scripted/later']);
+      expect(loads).toBe(0);
+      const m = languageModel({ provider: 'scripted', baseUrl: lazy.baseUrl }, 'later');
+      const [a, b] = await Promise.all([generateText({ model: m, prompt: 'hello' }), generateText({ model: m, prompt: 'hello' })]);
+      expect(a.text).toBe(b.text);
+      expect(a.text.length).toBeGreaterThan(0);
+      expect(loads).toBe(1);
+    } finally {
+      await lazy.close();
+    }
   });
 
   it('is served on its own by `platform model serve`, until SIGTERM', async () => {

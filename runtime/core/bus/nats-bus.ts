@@ -1,7 +1,7 @@
-import { connect } from '@nats-io/transport-node';
-import { errors, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { fromWire, PlatformError } from '../errors/index.ts';
 import { DeclineRequest, toWireError, type Bus, type Unsubscribe } from './bus.ts';
+import { natsCore, natsTransport } from './nats-packages.ts';
 
 /** The NATS server features the platform relies on: JetStream KV with compare-and-set (2.9 or newer). */
 export const MIN_NATS_VERSION = [2, 9, 0] as const;
@@ -20,6 +20,7 @@ function compare(a: number[], b: readonly number[]): number {
 
 /** Connects for the life of the process: reconnects forever, so a restarted server is rejoined without help. */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  const { connect } = await natsTransport();
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: 5_000 });
   try {
     checkServerVersion(nc.info?.version, nc.info?.jetstream);
@@ -97,6 +98,7 @@ export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
       try {
         msg = await nc.request(full(subject), encode(data), { timeout: opts?.timeoutMs ?? 30_000 });
       } catch (err) {
+        const { errors } = await natsCore();
         if (err instanceof errors.NoRespondersError) throw new PlatformError('BUS_NO_RESPONDERS', `no responders for ${subject}`);
         if (err instanceof errors.TimeoutError) throw new PlatformError('BUS_TIMEOUT', `request to ${subject} timed out`);
         if (err instanceof errors.RequestError && (err as Error).message.includes('no responders')) throw new PlatformError('BUS_NO_RESPONDERS', `no responders for ${subject}`);

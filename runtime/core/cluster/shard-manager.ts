@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { jetstream } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Fence } from '../../../store/index.ts';
 import { SHARD_COUNT } from '../actor-host/index.ts';
-import type { Bus } from '../bus/index.ts';
+import { kvManager, type Bus } from '../bus/index.ts';
 import { SUBJECTS } from '../subjects/index.ts';
 import { rendezvousOwner } from './rendezvous.ts';
 
@@ -163,7 +162,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   const manager: ShardManager = {
     nodeId,
     async start() {
-      const kvm = new Kvm(jetstream(opts.nc));
+      const kvm = await kvManager(opts.nc);
       // history 1 and the TTL as the lease; creating an existing bucket with the same settings just opens it.
       kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
       kvShards = await kvm.create(shardsBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });

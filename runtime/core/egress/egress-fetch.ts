@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { PlatformError } from '../errors/index.ts';
 import { joinInSlices } from '../workers/index.ts';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
@@ -146,6 +146,10 @@ function contextFor(ca: string): tls.SecureContext {
   return c;
 }
 
+/** undici, loaded with the first outbound request: importing it is a tenth of a second of every node's start. */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
 const agentOptions = (reach: Reach, resolve: EgressResolver, ca?: string): Agent.Options => ({
   connect: { lookup: guardedLookup(reach, resolve), timeout: EGRESS_TIMEOUT_MS, ...(ca ? { secureContext: contextFor(ca) } : {}) },
   // Connections are reused only for a short while: an idle one holds a vetted address, not a fresh answer.
@@ -158,14 +162,14 @@ const agentOptions = (reach: Reach, resolve: EgressResolver, ca?: string): Agent
  * most); a caller with its own resolver gets an Agent of its own per request.
  */
 const shared = new Map<string, Map<string, Agent>>();
-function agentFor(reach: Reach, ca: string | undefined): Agent {
+function agentFor(AgentClass: typeof Agent, reach: Reach, ca: string | undefined): Agent {
   // Keyed by the CA bundle itself (the same string each call, so its hash is computed once), then by reach: a key
   // made by concatenating the bundle would copy it per request.
   let byReach = shared.get(ca ?? '');
   if (!byReach) shared.set(ca ?? '', (byReach = new Map()));
   const key = `${reach.allowLoopback}/${reach.loopbackOnly}`;
   let agent = byReach.get(key);
-  if (!agent) byReach.set(key, (agent = new Agent(agentOptions(reach, systemResolve, ca))));
+  if (!agent) byReach.set(key, (agent = new AgentClass(agentOptions(reach, systemResolve, ca))));
   return agent;
 }
 
@@ -173,12 +177,13 @@ function agentFor(reach: Reach, ca: string | undefined): Agent {
  * The dispatcher a request to `url` goes through (its addresses vetted and pinned at connect time), for callers
  * that must stream a response (egress-stream.ts); `own` is set when it was made for this request alone.
  */
-export function egressDispatcher(target: string | URL, opts: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'> = {}): { url: URL; dispatcher: Dispatcher; own: Agent | null } {
+export async function egressDispatcher(target: string | URL, opts: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'> = {}): Promise<{ url: URL; dispatcher: Dispatcher; own: Agent | null; undici: typeof import('undici') }> {
   const allowLoopback = opts.allowLoopback === true;
   const url = checkEgressUrl(target, { allowLoopback });
   const reach = reachOf(url, allowLoopback);
-  const own = opts.resolve !== undefined ? new Agent(agentOptions(reach, opts.resolve, opts.ca)) : null;
-  return { url, dispatcher: own ?? agentFor(reach, opts.ca), own };
+  const u = await loadUndici();
+  const own = opts.resolve !== undefined ? new u.Agent(agentOptions(reach, opts.resolve, opts.ca)) : null;
+  return { url, dispatcher: own ?? agentFor(u.Agent, reach, opts.ca), own, undici: u };
 }
 
 /** Stops reading a body and closes its connection (the abort it reports is expected, not an error). */
@@ -236,8 +241,9 @@ export async function egressFetch(target: string | URL, opts: EgressOptions = {}
   const reach = reachOf(url, allowLoopback);
   const timeoutMs = opts.timeoutMs ?? EGRESS_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? EGRESS_MAX_BYTES;
-  const own = opts.resolve !== undefined ? new Agent(agentOptions(reach, opts.resolve, opts.ca)) : null;
-  const dispatcher = own ?? agentFor(reach, opts.ca);
+  const { Agent: AgentClass, request } = await loadUndici();
+  const own = opts.resolve !== undefined ? new AgentClass(agentOptions(reach, opts.resolve, opts.ca)) : null;
+  const dispatcher = own ?? agentFor(AgentClass, reach, opts.ca);
   opts.signal?.throwIfAborted();
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;

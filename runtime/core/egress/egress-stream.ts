@@ -1,4 +1,3 @@
-import { fetch as undiciFetch } from 'undici';
 import { PlatformError } from '../errors/index.ts';
 import { egressDispatcher, type EgressOptions } from './egress-fetch.ts';
 
@@ -11,10 +10,10 @@ import { egressDispatcher, type EgressOptions } from './egress-fetch.ts';
 export function egressStreamingFetch(opts: Pick<EgressOptions, 'allowLoopback' | 'ca' | 'resolve'> = {}): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const target = typeof input === 'string' || input instanceof URL ? input : input.url;
-    const { url, dispatcher } = egressDispatcher(target, opts);
+    const { url, dispatcher, undici } = await egressDispatcher(target, opts);
     let res;
     try {
-      res = await undiciFetch(url, { ...(init as object), dispatcher, redirect: 'manual' } as never);
+      res = await undici.fetch(url, { ...(init as object), dispatcher, redirect: 'manual' } as never);
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
       const cause = (err as Error & { cause?: Error }).cause;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
+import { kvManager } from '../bus/index.ts';
 
 /**
  * Fixed-window counters: `hit` adds one to the counter of `key` in the current window and returns the new count.
@@ -45,7 +45,7 @@ export function natsCounter(nc: NatsConnection, cluster: string, windowMs: numbe
   // a shard owner waiting on JetStream. A failed open is tried again on the next hit (the limiter fails open meanwhile).
   let opening: Promise<KV> | null = null;
   const bucket = () => {
-    opening ??= new Kvm(jetstream(nc)).create(`${cluster}-rate`, { ttl: windowMs * 2, history: 1 });
+    opening ??= kvManager(nc).then((kvm) => kvm.create(`${cluster}-rate`, { ttl: windowMs * 2, history: 1 }));
     opening.catch(() => (opening = null));
     return opening;
   };

@@ -1,8 +1,9 @@
+import { createRequire } from 'node:module';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
- * Response serializers compiled on a route's first answer instead of at start-up.
+ * Response serializers compiled on a route's first answer instead of at start-up (and validators, below).
  *
  * Fastify compiles a fast-json-stringify serializer for every response schema of every route when the app becomes
  * ready: 572 of them across the surfaces (each status of each route, HEAD routes included), about a second of CPU
@@ -31,7 +32,29 @@ export function lazySerializerFactory(): (externalSchemas: unknown, serializerOp
   };
 }
 
-/** The `schemaController` option of a surface's Fastify app: its serializers compiled on first use. */
-export function lazySerializers(): NonNullable<FastifyServerOptions['schemaController']> {
-  return { compilersFactory: { buildSerializer: lazySerializerFactory() as never } };
+type ValidatorFactory = (externalSchemas: unknown, ajvOptions: unknown) => (route: RouteSchema) => unknown;
+
+/**
+ * Fastify's default validator factory (@fastify/ajv-compiler, fastify's own dependency), loaded when a route first
+ * needs a validator. Fastify loads it with every app it makes, and with it a second Ajv build (JTD included): a
+ * tenth of a second of a start, for surfaces none of whose routes validate with it (the management API brings its
+ * own compiler, validation.ts; the MCP and A2A surfaces read their bodies themselves).
+ */
+export function lazyValidatorFactory(): ValidatorFactory {
+  return (externalSchemas, ajvOptions) => {
+    let compile: ((route: RouteSchema) => unknown) | undefined;
+    return (route) => {
+      if (!compile) {
+        const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+        const selector = fromFastify('@fastify/ajv-compiler') as () => ValidatorFactory;
+        compile = selector()(externalSchemas, ajvOptions);
+      }
+      return compile(route);
+    };
+  };
+}
+
+/** The `schemaController` option of a surface's Fastify app: its validators and serializers compiled on first use. */
+export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
+  return { compilersFactory: { buildValidator: lazyValidatorFactory() as never, buildSerializer: lazySerializerFactory() as never } };
 }
