@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { classifyDriverError, type Db, type Queryable, type QueryResult } from './db.ts';
@@ -23,6 +25,27 @@ export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16M
 
 const WORKER = fileURLToPath(new URL('./pglite-worker.mjs', import.meta.url));
 
+/**
+ * PostgreSQL's WebAssembly, compiled on this thread and handed to the database thread. Compiled there, it waited for the
+ * thread to boot and load PGlite, and an asynchronous compile here waited for this thread to finish loading the node:
+ * either way some 300 ms on a 2-core machine before PostgreSQL could boot. Compiled synchronously (about 70 ms: V8
+ * compiles the functions lazily), it is ready before the thread is. That happens at a node's start or a store's
+ * set-up, never during a request. A compiled module crosses threads without being compiled again, so a process
+ * compiles it once. Null when it could not be read or compiled here: the thread then compiles it, and reports what
+ * fails.
+ */
+let postgres: object | null | undefined;
+function compilePostgres(): object | null {
+  // The typings of this project declare no WebAssembly global (no DOM library); Node has it.
+  const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
+  try {
+    postgres ??= new wasm.Module(readFileSync(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')));
+  } catch {
+    postgres = null;
+  }
+  return postgres;
+}
+
 export interface PgliteOptions {
   /** Where a fresh cluster is kept for later data directories (see pglite-cluster.ts); null: none is kept or used. */
   templateDir?: string | null;
@@ -39,6 +62,8 @@ type Request = { op: 'open' } | { op: 'query'; sql: string; params: readonly unk
 /** The database thread: requests go out numbered, answers settle them; a thread that stops fails what it still owes. */
 function databaseThread(dataDir: string | undefined) {
   const worker = new Worker(WORKER, { workerData: { dataDir, startParams: PGLITE_START_PARAMS } });
+  // Not a numbered request: the thread holds the database's opening until it has the module.
+  worker.postMessage({ op: 'module', module: compilePostgres() });
   const pending = new Map<number, { resolve(a: Answer): void; reject(err: Error): void }>();
   let nextId = 1;
   let stopped: Error | null = null;

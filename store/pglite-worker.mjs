@@ -11,9 +11,12 @@ import { PGlite } from '@electric-sql/pglite';
 // startParams: the settings the node adds to PGlite's own start parameters.
 const { dataDir, startParams } = workerData;
 
-// Compiling PostgreSQL's WebAssembly starts at once: the parent prepares the data directory (initdb in a process of its
-// own, or a copy of the template) meanwhile, then asks for the database to open.
-const compiled = readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')).then((bytes) => WebAssembly.compile(bytes));
+// PostgreSQL's WebAssembly arrives compiled from the parent, which began while this thread booted (pglite-driver.ts);
+// if the parent could not compile it, this thread does, so the error it reports is its own.
+let arrived;
+const compiled = new Promise((resolve) => (arrived = resolve)).then(
+  (module) => module ?? readFile(createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.wasm')).then((bytes) => WebAssembly.compile(bytes)),
+);
 compiled.catch(() => {});
 
 /** @type {PGlite | undefined} */
@@ -68,6 +71,7 @@ async function handle(msg) {
 // PGlite has one connection: requests run one after another, in the order they came, each answered on its own.
 let chain = Promise.resolve();
 parentPort.on('message', (msg) => {
+  if (msg.op === 'module') return arrived(msg.module);
   chain = chain.then(async () => {
     try {
       parentPort.postMessage({ id: msg.id, ok: true, ...(await handle(msg)) });
