@@ -8,6 +8,7 @@ COPY runtime ./runtime
 COPY edge ./edge
 COPY store ./store
 COPY bin ./bin
-ENV HOST=0.0.0.0 PORT=8080 PLATFORM_DATA_DIR=/data
+# Two malloc arenas, as bin/platform sets them: threads that finished give their memory back (issue 14 §6).
+ENV HOST=0.0.0.0 PORT=8080 PLATFORM_DATA_DIR=/data MALLOC_ARENA_MAX=2
 EXPOSE 8080
 CMD ["node", "--import", "tsx", "bin/main.ts", "serve"]

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from './db.ts';
 import { openPglite } from './pglite-driver.ts';
-import { loadMigrations, migrate, migrationScript, MIGRATIONS_TABLE_SQL } from './migrate.ts';
+import { loadMigrations, migrate, setupSteps } from './migrate.ts';
 import { blobStore, type BlobStore } from './blob-store.ts';
 import { accountsRepo, principalsRepo } from './accounts-repo.ts';
 import { apiKeysRepo } from './api-keys-repo.ts';
@@ -53,7 +53,7 @@ export { runRowWrite } from './workflows-repo.ts';
 export type * from './plugin-builds-repo.ts';
 export { buildRowWrite } from './plugin-builds-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
-export { migrate, loadMigrations } from './migrate.ts';
+export { migrate, loadMigrations, setupSteps } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
 export { taskRowWrite } from './agent-tasks-repo.ts';
@@ -137,7 +137,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const opening =
     opts.driver === 'pg'
       ? pgDriver().then((d) => d.openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) }))
-      : openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup: loading.then((ms) => [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...ms.map((m) => ({ name: m.name, sql: migrationScript(m) }))]) });
+      : openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup: loading.then(setupSteps) });
   const [read, opened] = await Promise.allSettled([loading, opening]);
   if (opened.status === 'rejected') throw opened.reason;
   const db = opened.value;

@@ -31,6 +31,14 @@ export function migrationScript(m: Migration): string {
   return `begin; ${m.sql}; insert into schema_migrations (id, name) values (${m.id}, '${m.name}'); commit;`;
 }
 
+/**
+ * The steps that make a new embedded database (see pglite-cluster.ts): the migrations table, then each migration as
+ * its recorded script. The template of a data directory is keyed by these steps.
+ */
+export function setupSteps(migrations: readonly Migration[]): { name: string; sql: string }[] {
+  return [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...migrations.map((m) => ({ name: m.name, sql: migrationScript(m) }))];
+}
+
 /** Applies the numbered migrations not applied yet, each in its own transaction. Idempotent and safe to race. */
 export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
   const all = migrations ?? (await loadMigrations());

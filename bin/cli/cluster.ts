@@ -18,7 +18,11 @@ export async function clusterStatus(natsUrl: string, cluster: string): Promise<C
   const nc = await connectNats(natsUrl, `status-${process.pid}`);
   try {
     const kvm = await kvManager(nc);
-    const members = await readMembers(await kvm.open(membersBucket(cluster)));
+    const members = await readMembers(await kvm.open(membersBucket(cluster))).catch((err: Error) => {
+      // A cluster's buckets are made by its first node: without them no node of that name ever ran on this NATS.
+      if (/stream not found/i.test(err.message)) throw new CommandError('NO_CLUSTER', `no cluster named ${cluster} has run on ${natsUrl}: start one with \`platform cluster up\` (or set PLATFORM_CLUSTER)`);
+      throw err;
+    });
     const kvShards = await kvm.open(shardsBucket(cluster));
     const shards: ClusterStatus['shards'] = [];
     for (const key of await distinctKeys(kvShards)) {
@@ -91,7 +95,8 @@ async function upCli(argv: string[]) {
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
   };
   const config = loadConfig(env);
-  const main = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'main.ts');
+  // The launcher `npm start` runs: the compiled bundle while it is fresh (else tsx), with its process settings.
+  const platform = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'platform');
   const children: ChildProcess[] = [];
   let stopping = false;
   const stopAll = () => {
@@ -105,7 +110,7 @@ async function upCli(argv: string[]) {
   const publicPort = process.env.PLATFORM_PUBLIC_PORT ?? String(base);
   for (let i = 0; i < n; i++) {
     const port = base + i;
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve'], {
+    const child = spawn(platform, ['serve'], {
       env: { ...env, PORT: String(port), PLATFORM_PUBLIC_PORT: publicPort, PLATFORM_NODE_ID: `node-${i + 1}`, PLATFORM_SEED_DEMO: i === 0 ? (process.env.PLATFORM_SEED_DEMO ?? 'true') : 'false' },
       stdio: ['ignore', i === 0 ? 'inherit' : 'ignore', 'inherit'],
     });

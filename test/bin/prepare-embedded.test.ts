@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareEmbedded } from '../../bin/prepare-embedded.ts';
-import { loadMigrations } from '../../store/index.ts';
-import { migrationScript, MIGRATIONS_TABLE_SQL } from '../../store/migrate.ts';
+import { loadMigrations, setupSteps } from '../../store/index.ts';
 import { prepareCluster } from '../../store/pglite-cluster.ts';
 import { PGLITE_START_PARAMS } from '../../store/pglite-driver.ts';
 import { ROOT } from '../helpers/cli.ts';
@@ -25,7 +24,7 @@ describe('npm install prepares the embedded default', () => {
     // Its scratch data directory is gone.
     expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith('platform-prepare-') && existsSync(path.join(os.tmpdir(), n, 'pgdata')))).toEqual([]);
 
-    const setup = [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...(await loadMigrations()).map((m) => ({ name: m.name, sql: migrationScript(m) }))];
+    const setup = setupSteps(await loadMigrations());
     expect(await prepareCluster(path.join(root, 'first-start', 'pgdata'), { templateDir: templates, startParams: PGLITE_START_PARAMS, setup })).toBe('template');
   }, 180_000);
 });

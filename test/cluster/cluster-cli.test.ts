@@ -69,4 +69,12 @@ describe.skipIf(!mustRun('cluster'))('platform cluster up and status', () => {
     const after = await runCli(['cluster', 'status', '--json'], { NATS_URL: nats.url, PLATFORM_CLUSTER: cluster });
     expect(after.json.members).toEqual([]);
   }, 90_000);
+
+  it('says so in one line when no cluster of that name ever ran on that NATS', async () => {
+    const none = await runCli(['cluster', 'status'], { NATS_URL: nats.url, PLATFORM_CLUSTER: `never${randomBytes(4).toString('hex')}` });
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/^error: no cluster named never[0-9a-f]{8} has run on nats:\/\/[^:]+:\d+: start one with `platform cluster up`/);
+    expect(none.stderr).not.toContain('INTERNAL');
+    expect(none.stderr.trim().split('\n')).toHaveLength(1);
+  }, 30_000);
 });

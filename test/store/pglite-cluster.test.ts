@@ -2,8 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, openStore } from '../../store/index.ts';
-import { migrationScript, MIGRATIONS_TABLE_SQL } from '../../store/migrate.ts';
+import { loadMigrations, openStore, setupSteps } from '../../store/index.ts';
 import { prepareCluster, templatePath, type SetupStep } from '../../store/pglite-cluster.ts';
 import { PGLITE_START_PARAMS } from '../../store/pglite-driver.ts';
 
@@ -20,8 +19,7 @@ describe('the embedded database of a new data directory', () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'pglite-cluster-'));
     templates = path.join(root, 'templates');
-    const migrations = await loadMigrations();
-    setup = [{ name: 'schema_migrations', sql: MIGRATIONS_TABLE_SQL }, ...migrations.map((m) => ({ name: m.name, sql: migrationScript(m) }))];
+    setup = setupSteps(await loadMigrations());
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
