@@ -101,11 +101,11 @@ async function main(argv: string[]) {
       return (await load.admin()).gatewaysCli(rest);
     case 'agents':
       if (rest[0] === 'send') return (await load.agentCalls()).agentSendCli(rest.slice(1));
-      if (rest[0] === 'files' || rest[0] === 'cat' || rest[0] === 'quota') return (await load.files()).agentHomeCli(rest);
+      if (['files', 'cat', 'quota', 'journal', 'journal-delete'].includes(rest[0]!)) return (await load.files()).agentHomeCli(rest);
       if (rest[0] === 'skills') return (await load.skills()).agentSkillsCli(rest.slice(1));
       if (rest[0] !== 'list' && rest[0] !== 'show') {
         const [{ AGENTS_USAGE }, { AGENT_SEND_USAGE, FILES_USAGE }] = await Promise.all([load.adminUsage(), load.usage()]);
-        throw new UsageError(`platform agents: expected list, show, send, files, cat, quota or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
+        throw new UsageError(`platform agents: expected list, show, send, files, cat, quota, journal, journal-delete or skills\n${AGENTS_USAGE}\n${AGENT_SEND_USAGE}\n${FILES_USAGE}`);
       }
       return (await load.admin()).agentsCli(rest);
     case 'builds':

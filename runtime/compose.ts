@@ -9,7 +9,7 @@ import { createMetrics, type Metrics } from './core/metrics/index.ts';
 import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
-import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createFileLinks, type AgentGateway, type AgentHomes, type FileLinks } from './agents/index.ts';
+import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createAgentJournals, createFileLinks, type AgentGateway, type AgentHomes, type AgentJournals, type FileLinks } from './agents/index.ts';
 import { subscribeActor } from './core/actor-host/index.ts';
 import { PlatformError } from './core/errors/index.ts';
 import { createPushConfigs, createPushDelivery, type PushConfigs, type PushDelivery } from './push/index.ts';
@@ -69,6 +69,8 @@ export interface Services {
   fileLinks: FileLinks;
   /** Agents' home directories (the workspace of each user of an agent) as the management API browses them. */
   agentHomes: AgentHomes;
+  /** Agents' journals (the Journal built-in's entries) as the management API and the home directories show them. */
+  agentJournals: AgentJournals;
   /** Outside identities linked to principals (link codes and `POST /v1/identity/verify`). */
   identityLinks: IdentityLinks;
   /** Skills: SKILL.md bundles that agents bound to them read on demand. */
@@ -341,6 +343,7 @@ export async function createServices(opts: {
   const billing = createBilling({ actors, price: config.mcpCallPrice, now, bus });
   const accountStatus = createAccountStatus({ actors, bus, now });
   const skills = createSkills({ store, bus, models, now, egress: builtinEgress });
+  const journals = createAgentJournals({ store });
   builderFeatures = { skills, workflows, builds };
   const admin = createAdmin({ store, actors, now, urls: u, bus, tools: toolRegistry, models, defaultModel: config.defaultModel, agentTokens, sealer: connectorSealer, egress: builtinEgress, workflows });
   const gatewayTokens = createGatewayTokens(store, now);
@@ -368,7 +371,8 @@ export async function createServices(opts: {
     push,
     gates,
     fileLinks: createFileLinks({ platformSecret: secret, apiUrl: u.api, now, defaultTtlSeconds: config.fileLinkTtlSeconds }),
-    agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store }),
+    agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store, journals }),
+    agentJournals: journals,
     identityLinks: createIdentityLinks({ store, now }),
     skills,
     workflows,

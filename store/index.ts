@@ -20,6 +20,7 @@ import { approvalGatesRepo } from './approval-gates-repo.ts';
 import { autonomyRepo } from './autonomy-repo.ts';
 import { builtinBindingsRepo } from './builtins-repo.ts';
 import { memoriesRepo } from './memories-repo.ts';
+import { journalRepo } from './journal-repo.ts';
 import { connectorsRepo } from './connectors-repo.ts';
 import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
@@ -53,6 +54,8 @@ export { runRowWrite } from './workflows-repo.ts';
 export type * from './plugin-builds-repo.ts';
 export { buildRowWrite } from './plugin-builds-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
+export type * from './journal-repo.ts';
+export { JOURNAL_KINDS, JOURNAL_LIMITS } from './journal-repo.ts';
 export { migrate, loadMigrations, setupSteps } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -88,6 +91,7 @@ export function repositories(q: Queryable) {
     autonomy: autonomyRepo(q),
     builtinBindings: builtinBindingsRepo(q),
     memories: memoriesRepo(q),
+    journal: journalRepo(q),
     connectors: connectorsRepo(q),
     attachments: attachmentsRepo(q),
     identityLinks: identityLinksRepo(q),

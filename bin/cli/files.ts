@@ -78,14 +78,32 @@ export async function filesCli(argv: string[]) {
   return download(values['api-url'], `/v1/files/${encodeURIComponent(positionals[0]!)}`, values.out);
 }
 
-/** `platform agents files|cat|quota`: an agent's home directory. */
+/** `platform agents files|cat|quota|journal|journal-delete`: an agent's home directory and journal. */
 export async function agentHomeCli(argv: string[]) {
   const [verb, ...rest] = argv;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...common, path: { type: 'string' }, principal: { type: 'string' }, out: { type: 'string' } } });
-  const want = verb === 'cat' ? 2 : 1;
-  if (positionals.length !== want) throw new UsageError(`platform agents ${verb} takes ${verb === 'cat' ? 'an agent id and a path' : 'an agent id'}\n${FILES_USAGE}`);
+  const text = { type: 'string' } as const;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { ...common, path: text, principal: text, out: text, thread: text, kind: text, query: text, since: text, until: text, limit: text, cursor: text },
+  });
+  const two = verb === 'cat' || verb === 'journal-delete';
+  if (positionals.length !== (two ? 2 : 1)) throw new UsageError(`platform agents ${verb} takes ${verb === 'cat' ? 'an agent id and a path' : verb === 'journal-delete' ? 'an agent id and an entry id' : 'an agent id'}\n${FILES_USAGE}`);
   const agent = `/v1/agents/${encodeURIComponent(positionals[0]!)}`;
   const base = values['api-url'];
+  if (verb === 'journal') {
+    const q = { principal_id: values.principal, context_id: values.thread, kind: values.kind, q: values.query, since: values.since, until: values.until, limit: values.limit, cursor: values.cursor };
+    const data = await api('GET', base, `${agent}/journal${query(q)}`);
+    if (values.json) return print(data, true);
+    process.stdout.write(table(data.entries.map((e: { content: string }) => ({ ...e, content: e.content.length > 80 ? `${e.content.slice(0, 77)}...` : e.content })), ['created_at', 'kind', 'context_id', 'id', 'content']));
+    if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+    return;
+  }
+  if (verb === 'journal-delete') {
+    await api('DELETE', base, `${agent}/journal/${encodeURIComponent(positionals[1]!)}${query({ principal_id: values.principal })}`);
+    process.stdout.write(`removed journal entry ${positionals[1]}\n`);
+    return;
+  }
   if (verb === 'files') {
     const data = await api('GET', base, `${agent}/files${query({ path: values.path, principal_id: values.principal })}`);
     if (values.json) return print(data, true);

@@ -53,6 +53,10 @@ export const FILES_USAGE = `  platform attachments list [--task <id>] [--context
   platform agents files <agent-id> [--path p] [--principal <id>] [--json]   browse the agent's home directory
   platform agents cat <agent-id> <path> [--principal <id>] [--out <file>]    read a file of it
   platform agents quota <agent-id> [--principal <id>] [--json]               what the home holds against its limits
+  platform agents journal <agent-id> [--principal <id>] [--thread <id>] [--kind did|decided|remember|note]
+                          [--query q] [--since <ISO time>] [--until <ISO time>] [--limit n] [--cursor c] [--json]
+                                                         the agent's journal for you (or a principal), newest first
+  platform agents journal-delete <agent-id> <entry-id> [--principal <id>]   remove an entry of it
   platform identity link-code --provider p --external-id x [--display-name n] [--json]   (service principals)
   platform identity verify <code> [--json]               link the code's outside identity to yourself
   platform identity links [--provider p] [--external-id x] [--principal <id>] [--json]`;

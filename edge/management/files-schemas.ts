@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { FILE_LINK_TTL, HOME_LIST_LIMIT, IDENTITY_LIMITS, MAX_ATTACHMENT_BYTES, PROVIDER_PATTERN } from '../../runtime/index.ts';
+import { FILE_LINK_TTL, HOME_LIST_LIMIT, IDENTITY_LIMITS, JOURNAL_KINDS, JOURNAL_LIMITS, MAX_ATTACHMENT_BYTES, PROVIDER_PATTERN } from '../../runtime/index.ts';
 import { component, data, DEFAULT_LIMIT, MAX_LIMIT, Text, Timestamp, Uuid } from './schemas.ts';
 import { PATTERNS } from './validation.ts';
 
@@ -104,6 +104,42 @@ export const HomeQuota = data(
   "What the agent's home directory holds against its limits.",
 );
 
+// Agents' journals ---------------------------------------------------------------------------------------------
+
+const JournalEntrySchema = Type.Object(
+  {
+    id: Uuid('The entry id.'),
+    kind: Type.String({ enum: [...JOURNAL_KINDS], description: 'What the agent did, decided, should remember, or a note.' }),
+    content: Type.String(),
+    tags: Type.Array(Type.String()),
+    context_id: Nullable(Type.String({ description: 'The thread (A2A contextId) it was written in.' })),
+    task_id: Nullable(Type.String({ description: 'The A2A task it was written in.' })),
+    created_at: Timestamp('When it was written'),
+    rank: Type.Optional(Type.Number({ description: 'Full-text rank, with `q` only.' })),
+  },
+  { $id: 'JournalEntry', description: "An entry of an agent's journal for one user (the Journal built-in)." },
+);
+export const JournalQuery = Type.Object({
+  principal_id: Type.Optional(Uuid("Whose journal on this agent (admins and owners); the caller's own by default.")),
+  context_id: Type.Optional(Text(200, 'Only the entries written in this thread.')),
+  kind: Type.Optional(Type.String({ enum: [...JOURNAL_KINDS] })),
+  q: Type.Optional(Text(1000, 'Full-text query (words, "a phrase", or, -word): best matches first, one page.')),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Entries written at or after this time.' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Entries written before this time.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: JOURNAL_LIMITS.read, default: DEFAULT_LIMIT, description: 'Page size.' })),
+  cursor: Type.Optional(Text(300, 'Where the previous page ended (its `next_cursor`); not with `q`.')),
+});
+export const JournalList = data(
+  Type.Object({
+    principal_id: Type.String({ description: 'Whose journal this is.' }),
+    entries: Type.Array(component(JournalEntrySchema)),
+    next_cursor: Nullable(Type.String({ description: 'The next (older) page, or null on the last (always null with `q`).' })),
+  }),
+  'One page of the journal, newest first (best matches first with `q`).',
+);
+export const JournalEntryPath = Type.Object({ agent_id: Uuid('The agent id.'), entry_id: Uuid('The entry id.') });
+export const JournalEntryQuery = Type.Object({ principal_id: Type.Optional(Uuid("Whose journal (admins and owners); the caller's own by default.")) });
+
 // Identity links -----------------------------------------------------------------------------------------------
 
 const Provider = Type.String({ pattern: PROVIDER_PATTERN, description: 'Where the identity lives: lowercase letters, digits, `.`, `_`, `-` (e.g. `slack`, `github`).' });
@@ -136,4 +172,4 @@ export const LinkQuery = Type.Object({
 });
 export const LinkList = data(Type.Object({ links: Type.Array(component(IdentityLinkSchema)) }), 'Linked identities.');
 
-export const FILES_COMPONENTS = [AttachmentSchema, IdentityLinkSchema];
+export const FILES_COMPONENTS = [AttachmentSchema, IdentityLinkSchema, JournalEntrySchema];

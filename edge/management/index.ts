@@ -40,7 +40,7 @@ export { METRICS_PATH } from './metrics-route.ts';
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'authenticate', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'pluginBuilds', 'metrics'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'authenticate', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'agentJournals', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'pluginBuilds', 'metrics'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */

@@ -215,7 +215,7 @@ export function agentSteps(deps: AgentStepDeps) {
         settle({ id: call.id, name: call.name, isError: true, output: refused ?? '' });
         continue;
       }
-      const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal });
+      const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal, thread: { contextId: input.contextId, taskId: input.taskId } });
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the tool ${call.name} did not finish within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
       settle({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });

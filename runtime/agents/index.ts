@@ -10,3 +10,4 @@ export { readAttachments, MAX_ATTACHMENT_BYTES, MAX_IMAGE_SIDE, type Attachment,
 export { isFrame, type RunEvent, type RunToolCall, type RunToolResult } from './run-tools.ts';
 export { createFileLinks, FILE_LINK_TTL, type FileLinks, type FileLink, type FileLinkClaims } from './file-links.ts';
 export { createAgentHomes, HOME_LIST_LIMIT, type AgentHomes, type HomeEntry, type HomeRef } from './agent-home.ts';
+export { createAgentJournals, renderDay, JOURNAL_DIR, JOURNAL_VIEW_LIMITS, type AgentJournals } from './agent-journal.ts';

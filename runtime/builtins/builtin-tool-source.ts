@@ -12,7 +12,7 @@ import { BUILTINS } from './catalogue.ts';
  * Schema) and runs for its caller: in its workspace, in the account's lane where it computes (the task pool), with
  * the operation's limits. What the caller did wrong comes back as a tool error to read, never a platform failure.
  */
-export function builtinToolSource(deps: BuiltinDeps & { store: Pick<Store, 'builtinBindings' | 'memories'> }): ToolSource {
+export function builtinToolSource(deps: BuiltinDeps & { store: Pick<Store, 'builtinBindings' | 'memories' | 'journal'> }): ToolSource {
   // The built-ins' schemas are the platform's own: not checked against the meta-schema (whose compile is tens of ms).
   const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, validateSchema: false });
   const validators = new Map<string, ValidateFunction>();
@@ -45,7 +45,7 @@ export function builtinToolSource(deps: BuiltinDeps & { store: Pick<Store, 'buil
                 throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${op.name}: ${problems}`);
               }
               try {
-                const value = await op.run(deps, { caller, anchor: opts.anchor ?? null, surface: { kind: target.kind, id: target.id }, ...(opts.signal ? { signal: opts.signal } : {}) }, a);
+                const value = await op.run(deps, { caller, anchor: opts.anchor ?? null, surface: { kind: target.kind, id: target.id }, thread: opts.thread ?? null, ...(opts.signal ? { signal: opts.signal } : {}) }, a);
                 return { isError: false, value };
               } catch (err) {
                 if (err instanceof BuiltinToolError) return { isError: true, kind: err.kind, message: err.message, payload: err.message };

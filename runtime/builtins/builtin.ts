@@ -13,11 +13,13 @@ export interface BuiltinContext {
   anchor: string | null;
   /** The gateway or agent the tool is bound to (the public memory of anonymous callers is the surface's). */
   surface: { kind: 'gateway' | 'agent'; id: string };
+  /** The agent task and thread the call is made in (tool.ts InvokeOptions), null outside an agent's run. */
+  thread?: { contextId: string; taskId: string } | null;
   signal?: AbortSignal;
 }
 
 export interface BuiltinDeps {
-  store: Pick<Store, 'memories'>;
+  store: Pick<Store, 'memories' | 'journal'>;
   tasks: TaskPool;
   /** Where workspaces live: `{workspacesDir}/{account}/{anchor}` (shared with plugins' filesystem grants). */
   workspacesDir: string;

@@ -2,6 +2,7 @@ import type { Builtin } from './builtin.ts';
 import { BROWSER } from './browser.ts';
 import { CODE_RUNNER } from './code-runner.ts';
 import { FILES } from './files.ts';
+import { JOURNAL } from './journal.ts';
 import { MEMORY } from './memory.ts';
 import { SANDBOX } from './sandbox.ts';
 import { WEB_SEARCH } from './web-search.ts';
@@ -11,7 +12,7 @@ import { PLUGIN_BUILDER, SKILL_BUILDER, WORKFLOW_BUILDER } from './builders.ts';
  * The built-ins this platform ships, in their sort order. A kind of spec §2 that is not here is not offered (the
  * README says which and why): a capability listed is one that runs.
  */
-export const BUILTINS: readonly Builtin[] = [FILES, MEMORY, CODE_RUNNER, SANDBOX, WEB_SEARCH, BROWSER, PLUGIN_BUILDER, SKILL_BUILDER, WORKFLOW_BUILDER].sort((a, b) => a.sortOrder - b.sortOrder);
+export const BUILTINS: readonly Builtin[] = [FILES, MEMORY, JOURNAL, CODE_RUNNER, SANDBOX, WEB_SEARCH, BROWSER, PLUGIN_BUILDER, SKILL_BUILDER, WORKFLOW_BUILDER].sort((a, b) => a.sortOrder - b.sortOrder);
 
 const byId = new Map(BUILTINS.map((b) => [b.id, b]));
 

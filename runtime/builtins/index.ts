@@ -6,3 +6,5 @@ export { BuiltinToolError } from './tool-error.ts';
 export { CODE_LIMITS } from './code-runner.ts';
 export { searxngProvider, type WebSearchProvider, type WebResult } from './search-provider.ts';
 export { runJavascript } from './run-javascript.ts';
+export { JOURNAL, timeBound } from './journal.ts';
+export { JOURNAL_KINDS, JOURNAL_LIMITS } from '../../store/index.ts';

@@ -3,7 +3,7 @@ import { gatewayAddressOf, type AuthMode, type GatewayEvent, type PresentationMo
 import type { GatewayRecord, Store } from '../../store/index.ts';
 import type { ActorSystem, TurnResult } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
-import type { ToolRegistry } from '../tools/index.ts';
+import { onMcpGateway, type ToolRegistry } from '../tools/index.ts';
 import { effectiveMode, GATEWAY_TOKEN_TTL_SECONDS, metaTools, registerOAuthClient } from '../gateways/index.ts';
 import { builtinRef, need, unique, validateHandle } from './checks.ts';
 import { requireAccount, requireCapability, requireGateway as findGateway, requirePrincipal } from './resolve.ts';
@@ -78,6 +78,8 @@ export function createGatewayAdmin(deps: { store: Store; actors: ActorSystem; no
       // bindings, which the Gateway actor's projection owns.
       const builtin = builtinRef(p.capability);
       if (builtin) {
+        // Bound, it would still never be listed (tool-registry.ts): the operator hears so now, not from a missing tool.
+        if (!onMcpGateway(builtin.family)) throw new PlatformError('ADMIN_INVALID', `${builtin.name} is for agents only and never appears on an MCP gateway: bind it to an agent`);
         const changed = await store.builtinBindings.bind(g.accountId, target(g), builtin.id, p.by ?? 'operator');
         deps.tools.invalidate(target(g));
         return { gateway_id: g.id, capability_id: builtin.id, bound: true, changed };

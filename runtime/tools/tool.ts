@@ -36,6 +36,8 @@ export interface InvokeOptions {
   anchor?: string | null;
   /** Aborts the call (an agent task cancelled, a request given up). */
   signal?: AbortSignal;
+  /** The agent task the call is made in, and its thread (A2A contextId): absent outside an agent's run. */
+  thread?: { contextId: string; taskId: string };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { HttpAgent, type BaseEvent } from '@ag-ui/client';
+import { HttpAgent } from '@ag-ui/client';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintAgentToken } from '../../runtime/index.ts';
@@ -6,15 +6,7 @@ import { agentOrigin, sdkFetch } from '../helpers/a2a.ts';
 import { bindCalc, rulesFile } from '../helpers/agents.ts';
 import { demoUser } from '../helpers/identity.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-
-/** One run of the official AG-UI client: the events it applied, and its error if any. */
-async function run(agent: HttpAgent, text: string | null, params: Parameters<HttpAgent['runAgent']>[0] = {}) {
-  if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text });
-  const events: BaseEvent[] = [];
-  let error: unknown = null;
-  await agent.runAgent(params, { onEvent: ({ event }) => void events.push(event) }).catch((err) => (error = err));
-  return { events, types: events.map((e) => e.type), error };
-}
+import { aguiRun as run } from '../helpers/agui.ts';
 
 describe('approval gates over AG-UI', () => {
   let p: TestPlatform;

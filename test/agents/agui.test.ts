@@ -1,25 +1,11 @@
-import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { randomUUID } from 'node:crypto';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentHost, agentOrigin, bearer, sdkFetch } from '../helpers/a2a.ts';
 import { bindCalc, call, rulesFile } from '../helpers/agents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { aguiAgent, aguiRun as run } from '../helpers/agui.ts';
 
-
-/** The official AG-UI client (a strict one: it rejects events out of order) for the demo agent at `path`. */
-function aguiAgent(p: TestPlatform, credential: string, path = '/agui', threadId?: string) {
-  return new HttpAgent({ url: `${agentOrigin(p)}${path}`, fetch: sdkFetch(credential) as never, ...(threadId ? { threadId } : {}) });
-}
-
-/** One run: every event the client applied, what it ended with, and the messages it now holds. */
-async function run(agent: HttpAgent, text: string, params: Parameters<HttpAgent['runAgent']>[0] = {}) {
-  agent.addMessage({ id: randomUUID(), role: 'user', content: text });
-  const events: BaseEvent[] = [];
-  let error: unknown = null;
-  const result = await agent.runAgent(params, { onEvent: ({ event }) => void events.push(event) }).catch((err) => ((error = err), null));
-  return { events, types: events.map((e) => e.type), result, error, messages: agent.messages };
-}
 
 /** A raw POST to the AG-UI route, for the refusals the client would not show exactly. */
 async function post(p: TestPlatform, body: string, headers: Record<string, string> = {}, path = '/agui') {
@@ -57,7 +43,7 @@ describe('AG-UI runs on the agent gateway (POST /agui, /ag-ui)', () => {
   });
 
   it('[A2A-RPC-03] a tool-calling task at /ag-ui: the call with its arguments, its result, then the answer; the run names its task, in the thread threadId', async () => {
-    const agent = aguiAgent(p, p.node.demo!.serviceKey, '/ag-ui');
+    const agent = aguiAgent(p, p.node.demo!.serviceKey, { path: '/ag-ui' });
     const r = await run(agent, 'add 2 and 40');
     expect(r.error).toBeNull();
     expect(r.types.slice(0, 5)).toEqual(['RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT']);
@@ -79,7 +65,7 @@ describe('AG-UI runs on the agent gateway (POST /agui, /ag-ui)', () => {
   });
 
   it('[A2A-RPC-03] the next run of a thread sends only its new user message: the thread keeps the rest', async () => {
-    const agent = aguiAgent(p, p.node.demo!.serviceKey, '/agui', `thread-${randomUUID()}`);
+    const agent = aguiAgent(p, p.node.demo!.serviceKey, { threadId: `thread-${randomUUID()}` });
     expect((await run(agent, 'add 1 and 2')).error).toBeNull();
     const second = await run(agent, 'echo again');
     expect(second.error).toBeNull();

@@ -6,6 +6,7 @@ import { workspaceAnchor } from '../../runtime/index.ts';
 import { call, userMessage } from '../helpers/agents.ts';
 import { runCli } from '../helpers/cli.ts';
 import { demoUser } from '../helpers/identity.ts';
+import { callerOf } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 /** The CLI over attachments, files, an agent's home and identity links: each with `--json`. */
@@ -70,4 +71,24 @@ describe('platform attachments, files, agents files|cat|quota, identity', () => 
     expect(links.json.links.map((l: { principal_id: string }) => l.principal_id)).toEqual([userId]);
     expect([missing.code, missing.json?.error?.code ?? missing.stderr]).toEqual([1, 'MGMT_HOME_PATH_NOT_FOUND']);
   }, 150_000);
+
+  it("[SURF-16] reads the agent's journal for a principal, and removes an entry", async () => {
+    await p.node.services.admin.bindAgent({ agent: 'demo', capability: 'builtin-journal' });
+    const caller = await callerOf(p, p.node.demo!.serviceKey);
+    const [write] = (await p.node.services.toolRegistry.bound({ kind: 'agent', id: agentId, accountId: caller.accountId })).filter((t) => t.name === 'journal_write');
+    const written = (await write!.invoke(caller, { entry: 'shipped the release', kind: 'did' }, { thread: { contextId: 'ctx-cli', taskId: 't-cli' } })) as { value: { id: string } };
+    const [own, theirs, table] = await Promise.all([
+      runCli(['agents', 'journal', agentId, '--json'], service),
+      runCli(['agents', 'journal', agentId, '--principal', caller.principalId, '--kind', 'did', '--json'], owner),
+      runCli(['agents', 'journal', agentId, '--principal', caller.principalId, '--thread', 'ctx-cli'], owner),
+    ]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.json).toMatchObject({ principal_id: caller.principalId, entries: [{ id: written.value.id, kind: 'did', content: 'shipped the release', context_id: 'ctx-cli' }], next_cursor: null });
+    expect(theirs.json.entries.map((e: { id: string }) => e.id)).toEqual([written.value.id]);
+    expect(table.stdout).toMatch(/did\s+ctx-cli\s+[0-9a-f-]{36}\s+shipped the release/);
+    const removed = await runCli(['agents', 'journal-delete', agentId, written.value.id, '--principal', caller.principalId], owner);
+    expect([removed.code, removed.stdout]).toEqual([0, `removed journal entry ${written.value.id}\n`]);
+    const again = await runCli(['agents', 'journal-delete', agentId, written.value.id], service);
+    expect([again.code, again.stderr]).toEqual([1, `error: no journal entry ${written.value.id} in this journal\n`]);
+  }, 60_000);
 });

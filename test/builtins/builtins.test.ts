@@ -34,6 +34,7 @@ describe('built-ins: Files, Memory and Code Runner on the demo gateway and the d
     expect(res.json.data.capabilities.map((c: any) => [c.id, c.type, c.namespace, c.specifications.kind])).toEqual([
       ['builtin-files', 'builtin', 'file', 'Files'],
       ['builtin-memory', 'builtin', 'memory', 'Memory'],
+      ['builtin-journal', 'builtin', 'journal', 'Journal'],
       ['builtin-code-runner', 'builtin', 'run', 'Code Runner'],
       ['builtin-sandbox', 'builtin', 'sandbox', 'Sandbox'],
       ['builtin-web-search', 'builtin', 'web', 'Web Search'],

@@ -83,6 +83,7 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
     expect(caps.json.data.capabilities.map((c: { id: string; active_version: number }) => [c.id, c.active_version])).toEqual([
       ['builtin-files', 1],
       ['builtin-memory', 1],
+      ['builtin-journal', 1],
       ['builtin-code-runner', 1],
       ['builtin-sandbox', 1],
       ['builtin-web-search', 1],

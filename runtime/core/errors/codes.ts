@@ -71,6 +71,7 @@ export const ERRORS = {
   MGMT_GATEWAY_NOT_FOUND: e('not_found', 'no such gateway in this account', 'Check the gateway id (`platform gateways list`).'),
   MGMT_HOME_PATH_NOT_FOUND: e('not_found', "no such file or directory in the agent's home directory", 'List the directory first (`GET /v1/agents/{agent_id}/files`).'),
   MGMT_HOME_PATH_INVALID: e('invalid', "the path cannot name anything in the agent's home directory", 'Give a relative path with / between names, without .. above the root, through no symbolic link.'),
+  MGMT_JOURNAL_ENTRY_NOT_FOUND: e('not_found', "no such entry in this user's journal of the agent", 'List the journal first (`GET /v1/agents/{agent_id}/journal`).'),
   MGMT_LINK_CODE_INVALID: e('invalid', 'the link code is unknown, used or expired', 'Ask the integration for a new link code; each code links once and expires after 10 minutes.'),
   MGMT_SERVICE_PRINCIPAL_REQUIRED: e('forbidden', 'only a service principal may do this', "Create link codes with the API key of the integration's service principal."),
   MGMT_BODY_TOO_LARGE: e('too_large', 'request body too large', 'Send a smaller body.'),
