@@ -5,6 +5,7 @@ import { SKILL_MD } from './skill-bundle.ts';
 import { skillFileBytes } from './skills.ts';
 
 export const READ_SKILL = 'read_skill';
+export const LIST_SKILLS = 'list_skills';
 
 const fail = (message: string): ToolResult => ({ isError: true, kind: 'error', message });
 
@@ -13,8 +14,10 @@ const line = (s: SkillRecord) => `- ${s.name}: ${s.description.replace(/\s+/g, '
 
 /**
  * The skills bound to an agent, as the agent loop uses them: they shape its instructions (each skill's name and
- * description, so the model knows when one applies) and are read on demand with one tool, `read_skill` — the
- * SKILL.md first, then any file it refers to. Agents only: the family never appears on an MCP gateway.
+ * description, so the model knows when one applies) and are read on demand: `list_skills` names them with their
+ * files, `read_skill` reads the SKILL.md first, then any file it refers to. The model loads a skill's instructions
+ * when a task needs them rather than carrying every skill in its prompt. Agents only: the family never appears on an
+ * MCP gateway.
  */
 export function skillToolSource(deps: { store: Pick<Store, 'skills' | 'blobs'> }): ToolSource {
   return {
@@ -25,6 +28,20 @@ export function skillToolSource(deps: { store: Pick<Store, 'skills' | 'blobs'> }
       if (skills.length === 0) return [];
       const byName = new Map(skills.map((s) => [s.name, s]));
       return [
+        {
+          name: LIST_SKILLS,
+          description: `List your skills: each one's name, description and files (with sizes in bytes). Read one with ${READ_SKILL}.`,
+          inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+          readOnly: true,
+          requiresAnchor: false,
+          origin: { kind: 'builtin', family: 'skills_read', operation: LIST_SKILLS },
+          async invoke(): Promise<ToolResult> {
+            // Read when called: the bundle may have changed since the list was cached (a new version keeps its name).
+            const current = await deps.store.skills.ofAgent(target.accountId, target.id);
+            const sizes = await deps.store.skills.sizes(target.accountId, current.map((s) => s.id));
+            return { isError: false, value: { skills: current.map((s) => ({ name: s.name, description: s.description, version: s.version, files: sizes.get(s.id) ?? [] })) } };
+          },
+        },
         {
           name: READ_SKILL,
           description: `Read one of your skills: its ${SKILL_MD} (the instructions; read it before doing a task it covers), or a file it names. Your skills:\n${skills.map(line).join('\n')}`,
