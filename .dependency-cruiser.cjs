@@ -9,7 +9,7 @@
  * Runtime features, lowest first: each may import those before it, never those after. Approvals sit below agents:
  * the agent loop opens gates and asks the policies; gates and policies know nothing of agents.
  */
-const FEATURES = ['identity', 'accounts', 'tools', 'plugins', 'builtins', 'connectors', 'models', 'skills', 'approvals', 'agents', 'workflows', 'push', 'gateways', 'viz', 'operator'];
+const FEATURES = ['identity', 'accounts', 'tools', 'plugins', 'builtins', 'connectors', 'models', 'skills', 'approvals', 'agents', 'workflows', 'schedules', 'push', 'gateways', 'viz', 'operator'];
 const SOURCES = '^(actors|runtime|edge|store|bin|bench)/';
 
 const layered = FEATURES.map((feature, i) => ({

@@ -7,6 +7,7 @@ import { agentTaskMachine } from './agent-task.ts';
 import { approvalGateMachine, approvalGateTimers } from './approval-gate.ts';
 import { workflowRunMachine, workflowRunTimers } from './workflow-run.ts';
 import { pluginBuildMachine } from './plugin-build.ts';
+import { scheduleMachine, scheduleTimers } from './schedule.ts';
 
 export * from './effects.ts';
 export * from './device-session.ts';
@@ -18,6 +19,7 @@ export * from './approval-gate.ts';
 export * from './workflow-run.ts';
 export * from './workflow-logic.ts';
 export * from './plugin-build.ts';
+export * from './schedule.ts';
 
 export interface KindSpec {
   machine: AnyStateMachine;
@@ -40,6 +42,7 @@ export const KINDS = {
   'approval-gate': { machine: approvalGateMachine, timers: approvalGateTimers, effects: [] },
   'workflow-run': { machine: workflowRunMachine, timers: workflowRunTimers, effects: ['runTool', 'openGate'] },
   'plugin-build': { machine: pluginBuildMachine, effects: ['prepare', 'compile'] },
+  schedule: { machine: scheduleMachine, timers: scheduleTimers, effects: ['startRun'] },
 } as const satisfies Record<string, KindSpec>;
 
 export type KindName = keyof typeof KINDS;

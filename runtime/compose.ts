@@ -23,6 +23,7 @@ import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createSkills, skillToolSource, type Skills } from './skills/index.ts';
 import { createWorkflowRuns, createWorkflows, workflowRunProjection, type WorkflowRuns, type Workflows } from './workflows/index.ts';
+import { createSchedules, scheduleProjection, schedulerPort, type Schedules } from './schedules/index.ts';
 import { createAgentTokens, createAuthenticator, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type Authenticator, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
@@ -71,6 +72,8 @@ export interface Services {
   agentHomes: AgentHomes;
   /** Agents' journals (the Journal built-in's entries) as the management API and the home directories show them. */
   agentJournals: AgentJournals;
+  /** Schedules: future runs of agents (Schedule actors), made by the Scheduler built-in, listed and canceled by people. */
+  schedules: Schedules;
   /** Outside identities linked to principals (link codes and `POST /v1/identity/verify`). */
   identityLinks: IdentityLinks;
   /** Skills: SKILL.md bundles that agents bound to them read on demand. */
@@ -159,14 +162,11 @@ export async function createServices(opts: {
   const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
   // Agents bound to agents as tools run through the agent runtime, which is built below (its runs use this registry).
   let agentRuns: AgentGateway | null = null;
-  const agentTools = agentToolSource({
-    store,
-    agentTokens,
-    agents: () => {
-      if (!agentRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the agent runtime is not running yet');
-      return agentRuns;
-    },
-  });
+  const agentRuntime = () => {
+    if (!agentRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the agent runtime is not running yet');
+    return agentRuns;
+  };
+  const agentTools = agentToolSource({ store, agentTokens, agents: agentRuntime });
   const models = await createModelRegistry(config);
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
@@ -185,7 +185,13 @@ export async function createServices(opts: {
     if (!builderFeatures) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the builders are not running yet');
     return builderFeatures;
   });
-  const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath, builders });
+  // The Scheduler built-in runs over schedules, which are actors of the host built below.
+  let scheduleFeature: Schedules | null = null;
+  const scheduler = schedulerPort(() => {
+    if (!scheduleFeature) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+    return scheduleFeature;
+  });
+  const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath, builders, scheduler });
   const connectorSealer = sealer(secret);
   const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
   // Workflows' tools start runs, which are actors of the host built below: read when a tool is called.
@@ -203,10 +209,7 @@ export async function createServices(opts: {
   // Deliveries of the tasks this node owns; the task snapshot they carry is read through the agent runtime below.
   const pushDelivery = createPushDelivery({
     store,
-    snapshot: (ref) => {
-      if (!agentRuns) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the agent runtime is not running yet');
-      return agentRuns.ownerSnapshot(ref);
-    },
+    snapshot: (ref) => agentRuntime().ownerSnapshot(ref),
     lanes: {
       reservedSlots: config.pushReservedSlots,
       bestEffortSlots: config.pushBestEffortSlots,
@@ -219,24 +222,22 @@ export async function createServices(opts: {
   });
   // A decision that cannot be recorded is reported, never dropped silently.
   const autonomy = createAutonomy({ store, bus, now, onError: opts.onError ?? ((err, context) => console.error(context, err)) });
-  // Gates are actors: the host that runs them is built below, after the steps that open them.
+  // Gates, runs, builds and schedules are actors: the host that runs them is built below, after the steps that open them.
   let gateActors: ActorSystem | null = null;
+  const hostActors = () => {
+    if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
+    return gateActors;
+  };
   const gates = createApprovalGates({
     store,
-    actors: () => {
-      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
-      return gateActors;
-    },
+    actors: hostActors,
     now,
     ttlMs: config.approvalTtlMs,
     record: autonomy.record,
   });
   const runs = createWorkflowRuns({
     store,
-    actors: () => {
-      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
-      return gateActors;
-    },
+    actors: hostActors,
     tools: toolRegistry,
     policy: autonomy.policy,
     gates,
@@ -245,13 +246,12 @@ export async function createServices(opts: {
   workflowRuns = runs;
   const builds = createPluginBuilds({
     store,
-    actors: () => {
-      if (!gateActors) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
-      return gateActors;
-    },
+    actors: hostActors,
     tasks,
     now,
   });
+  const schedules = createSchedules({ store, actors: hostActors, agents: agentRuntime, now });
+  scheduleFeature = schedules;
   const steps = agentSteps({ store, models, tools: toolRegistry, policy: autonomy.policy, gates, stepTimeoutMs: config.agentStepTimeoutMs, now });
   const implementations: Record<KindName, Pick<ActorKind, 'effects' | 'project' | 'projectRows' | 'effectCost' | 'afterTurn' | 'readWithTurn'>> = {
     'device-session': { project: deviceSessionProjection },
@@ -270,6 +270,7 @@ export async function createServices(opts: {
     'workflow-run': { effects: runs.effects as Record<string, EffectImpl>, projectRows: workflowRunProjection },
     // A build holds a lane slot for its whole compile (tens of seconds): it costs as much as several model turns.
     'plugin-build': { effects: builds.effects as Record<string, EffectImpl>, effectCost: { prepare: 1, compile: BUILD_COST }, projectRows: pluginBuildProjection },
+    schedule: { effects: schedules.effects as Record<string, EffectImpl>, projectRows: scheduleProjection },
   };
   const kinds: ActorKind[] = (Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]).map(([kind, spec]) => ({
     kind,
@@ -373,6 +374,7 @@ export async function createServices(opts: {
     fileLinks: createFileLinks({ platformSecret: secret, apiUrl: u.api, now, defaultTtlSeconds: config.fileLinkTtlSeconds }),
     agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store, journals }),
     agentJournals: journals,
+    schedules,
     identityLinks: createIdentityLinks({ store, now }),
     skills,
     workflows,

@@ -25,6 +25,7 @@ export * from './models/index.ts';
 export * from './skills/index.ts';
 export * from './agents/index.ts';
 export * from './workflows/index.ts';
+export * from './schedules/index.ts';
 export * from './approvals/index.ts';
 export * from './push/index.ts';
 export * from './builtins/index.ts';

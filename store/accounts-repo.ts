@@ -55,6 +55,13 @@ export function accountsRepo(db: Queryable) {
       const r = rows[0]!;
       return { id: r.id, name: r.name, createdAt: r.created_at };
     },
+    /**
+     * Holds the account's row until the transaction ends: what counts the account's rows against a limit before it
+     * adds one (attachments, schedules) runs one after another per account (other accounts are not held).
+     */
+    async lock(id: string): Promise<void> {
+      await db.query('select id from accounts where id = $1 for update', [id]);
+    },
     async get(id: string): Promise<AccountRecord | null> {
       const { rows } = await db.query<{ id: string; name: string; created_at: string }>(
         'select id, name, created_at from accounts where id = $1',

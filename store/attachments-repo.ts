@@ -78,7 +78,7 @@ export function attachmentsRepo(db: Queryable) {
     },
     /**
      * Records a message's attachments if the account's total stays within `quotaBytes`; false when it would not. Run
-     * it in a transaction after `lockAccount`: the lock orders concurrent messages of one account (other accounts are
+     * it in a transaction after `accounts.lock`: the lock orders concurrent messages of one account (other accounts are
      * not held up), and the sum is then read after the previous message committed, so two messages at once cannot
      * both slip under the quota. (One statement cannot do it: its snapshot predates the wait for the lock.)
      */
@@ -100,10 +100,6 @@ export function attachmentsRepo(db: Queryable) {
         values,
       );
       return rows.length === items.length;
-    },
-    /** Holds the account's row until the transaction ends (see addWithin). */
-    async lockAccount(accountId: string): Promise<void> {
-      await db.query('select id from accounts where id = $1 for update', [accountId]);
     },
     async get(accountId: string, id: string): Promise<AttachmentRow | null> {
       const { rows } = await db.query<Row>(`select ${COLUMNS} from attachments where account_id = $1 and id = $2`, [accountId, id]);

@@ -21,6 +21,7 @@ import { autonomyRepo } from './autonomy-repo.ts';
 import { builtinBindingsRepo } from './builtins-repo.ts';
 import { memoriesRepo } from './memories-repo.ts';
 import { journalRepo } from './journal-repo.ts';
+import { schedulesRepo } from './schedules-repo.ts';
 import { connectorsRepo } from './connectors-repo.ts';
 import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
@@ -56,6 +57,8 @@ export { buildRowWrite } from './plugin-builds-repo.ts';
 export { MEMORY_LIMITS } from './memories-repo.ts';
 export type * from './journal-repo.ts';
 export { JOURNAL_KINDS, JOURNAL_LIMITS } from './journal-repo.ts';
+export type * from './schedules-repo.ts';
+export { scheduleRowWrite } from './schedules-repo.ts';
 export { migrate, loadMigrations, setupSteps } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -92,6 +95,7 @@ export function repositories(q: Queryable) {
     builtinBindings: builtinBindingsRepo(q),
     memories: memoriesRepo(q),
     journal: journalRepo(q),
+    schedules: schedulesRepo(q),
     connectors: connectorsRepo(q),
     attachments: attachmentsRepo(q),
     identityLinks: identityLinksRepo(q),

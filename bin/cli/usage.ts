@@ -76,6 +76,11 @@ export const MODEL_USAGE = `  platform model serve [--rules f] [--port n] [--hos
 
 export const VIZ_USAGE = `  platform viz export <machine> [--format svg|dot|mermaid]   print a statechart (default svg)`;
 
+export const SCHEDULES_USAGE = `  platform schedules list [--agent <id>] [--status active|completed|canceled|failed] [--limit n] [--cursor c] [--json]
+                                                         agents' schedules (yours; admins and owners: everyone's)
+  platform schedules show <id> [--json]                  one schedule: next run, runs, last task
+  platform schedules cancel <id> [--json]                it runs no more`;
+
 export const BUILDS_USAGE = `  platform builds create --name n --source <plugin.js> --wit <world.wit> --world w [--config platform.yaml]
                          [--description d] [--wait] [--json]      build a plugin from JavaScript (componentize-js)
   platform builds list [--limit n] [--cursor c] [--json]

@@ -8,6 +8,7 @@ import { FILES_COMPONENTS } from './files-schemas.ts';
 import { SKILL_COMPONENTS } from './skill-schemas.ts';
 import { WORKFLOW_COMPONENTS } from './workflow-schemas.ts';
 import { BUILD_COMPONENTS } from './build-schemas.ts';
+import { SCHEDULE_COMPONENTS } from './schedule-schemas.ts';
 
 /**
  * The OpenAPI 3.1 document of the management API, generated from the routes' own schemas (@fastify/swagger collects
@@ -67,7 +68,7 @@ export function errorResponses(statuses: readonly ErrorStatus[], why: Partial<Re
 
 /** Registers the document's generator; it must come before the routes, which it collects as they are added. */
 export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string }) {
-  for (const schema of [ManagementErrorSchema, ...COMPONENTS, ...AUTONOMY_COMPONENTS, ...FILES_COMPONENTS, ...SKILL_COMPONENTS, ...WORKFLOW_COMPONENTS, ...BUILD_COMPONENTS] as TSchema[]) app.addSchema(schema);
+  for (const schema of [ManagementErrorSchema, ...COMPONENTS, ...AUTONOMY_COMPONENTS, ...FILES_COMPONENTS, ...SKILL_COMPONENTS, ...WORKFLOW_COMPONENTS, ...BUILD_COMPONENTS, ...SCHEDULE_COMPONENTS] as TSchema[]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -89,6 +90,7 @@ export async function registerOpenApi(app: ManagementApp, opts: { apiUrl: string
         { name: 'plugin-builds', description: 'Plugins built from JavaScript source (componentize-js).' },
         { name: 'workflows', description: "The operator's workflows (statecharts of steps); read here, written by the operator." },
         { name: 'workflow-runs', description: 'Runs of workflows: start, status, cancel, approve, signal.' },
+        { name: 'schedules', description: "Future runs of agents, made by the agents' Scheduler tools: list, read, cancel." },
         { name: 'gateways', description: "Workflows attached to MCP gateways." },
         { name: 'skills', description: 'SKILL.md bundles agents read on demand: content, bindings, import and generate.' },
         { name: 'oauth', description: 'The device authorization grant (RFC 8628).' },

@@ -50,7 +50,7 @@ export function attachmentRecorder(deps: Omit<AttachmentDeps, 'accountId' | 'sig
     }));
     const at = new Date(deps.now()).toISOString();
     const added = await deps.store.tx(async (r) => {
-      await r.attachments.lockAccount(caller.accountId);
+      await r.accounts.lock(caller.accountId);
       return r.attachments.addWithin(caller.accountId, rows, deps.quotaBytes, at);
     });
     if (!added) {

@@ -31,6 +31,19 @@ export interface BuiltinDeps {
   chromiumPath: string | null;
   /** What the builder built-ins run (plugin builds, skills, workflows), bound by the composition root. */
   builders?: Builders;
+  /** What the Scheduler built-in runs (schedules of agents), bound by the composition root. */
+  scheduler?: Scheduler;
+}
+
+/**
+ * What the Scheduler built-in does, provided by the schedules feature (above the built-ins) through the composition
+ * root: the agent's tools over the same schedules the management API lists and cancels, with the caller's authority.
+ * Mistakes come back as BuiltinToolErrors (the model reads them).
+ */
+export interface Scheduler {
+  create(caller: Caller, agentId: string, r: { message: string; at?: string; delaySeconds?: number; cron?: string; timezone?: string; contextId?: string; originTaskId?: string }): Promise<unknown>;
+  list(caller: Caller, agentId: string): Promise<unknown>;
+  cancel(caller: Caller, agentId: string, id: string): Promise<unknown>;
 }
 
 /**

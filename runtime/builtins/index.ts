@@ -1,4 +1,4 @@
-export type { Builtin, BuiltinOperation, BuiltinDeps, BuiltinContext, Builders } from './builtin.ts';
+export type { Builtin, BuiltinOperation, BuiltinDeps, BuiltinContext, Builders, Scheduler } from './builtin.ts';
 export { BUILTINS, findBuiltin } from './catalogue.ts';
 export { builtinToolSource } from './builtin-tool-source.ts';
 export { WORKSPACE_LIMITS, relativeParts, resolveInside, workspaceUsage } from './workspace-paths.ts';

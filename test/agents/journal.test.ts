@@ -50,7 +50,7 @@ describe('the Journal built-in', () => {
   }, 60_000);
   afterAll(() => p?.close());
 
-  it('[SURF-24] the agent writes an entry in one conversation and recalls it in another, through the official A2A client; the entry is dated and names its thread', async () => {
+  it('the agent writes an entry in one conversation and recalls it in another, through the official A2A client; the entry is dated and names its thread', async () => {
     const client = await sdkClient(p, p.node.demo!.serviceKey);
     const wrote = (await client.sendMessage(sdkMessage('please remember that the customer prefers invoices in EUR'))) as any;
     expect(sdkText(wrote)).toMatch(/^Noted: \{"id":"[0-9a-f-]{36}","date":"\d{4}-\d{2}-\d{2}","at":"[^"]+"\}$/);
@@ -68,20 +68,20 @@ describe('the Journal built-in', () => {
     expect(JSON.parse(sdkText(here).replace(/^From my journal: /, ''))).toEqual({ entries: [] });
   });
 
-  it('[SURF-24] the same journal is recalled over AG-UI with the official HttpAgent', async () => {
+  it('the same journal is recalled over AG-UI with the official HttpAgent', async () => {
     const r = await aguiRun(aguiAgent(p, p.node.demo!.serviceKey), 'what do you know about EUR');
     expect(r.error).toBeNull();
     const result = r.events.find((e) => e.type === 'TOOL_CALL_RESULT') as any;
     expect(JSON.parse(result.content).entries.map((e: any) => e.content)).toEqual(['the customer prefers invoices in EUR']);
   });
 
-  it('[SURF-24] each user of the agent has a journal of their own', async () => {
+  it('each user of the agent has a journal of their own', async () => {
     const other = await callerOf(p, await otherCaller(p));
     const read = await journalTools.get('journal_read')!.invoke(other, {}, { thread: { contextId: 'ctx-other', taskId: 't-other' } });
     expect(read).toEqual({ isError: false, value: { entries: [] } });
   });
 
-  it('[SURF-24] holds its limits at both edges: entry size, dates, a thread to read', async () => {
+  it('holds its limits at both edges: entry size, dates, a thread to read', async () => {
     const write = journalTools.get('journal_write')!;
     const at = { thread: { contextId: 'ctx-limits', taskId: 't-limits' } };
     const eight = Array.from({ length: JOURNAL_LIMITS.tags }, (_, i) => `t${i}`);
@@ -107,7 +107,7 @@ describe('the Journal built-in', () => {
     expect(((await read.invoke(service, { limit: JOURNAL_LIMITS.read }, at)) as any).value.entries.length).toBeGreaterThan(1);
   });
 
-  it('[SURF-24] people read it on the management API (paged, searched) and as the home directory\'s .journal folder; users remove their entries', async () => {
+  it('[SURF-16] people read it on the management API (paged, searched) and as the home directory\'s .journal folder; users remove their entries', async () => {
     const whose = `principal_id=${service.principalId}`;
     const all = await api('GET', `/v1/agents/${agentId}/journal?${whose}&limit=1`);
     expect(all.status).toBe(200);

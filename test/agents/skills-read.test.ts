@@ -46,7 +46,7 @@ describe('skills read on demand', () => {
     await model?.close();
   });
 
-  it('[SURF-24] the agent lists its skills and loads one when asked, through the official A2A client; the prompt carries names, not bodies', async () => {
+  it('[SURF-12] the agent lists its skills and loads one when asked, through the official A2A client; the prompt carries names, not bodies', async () => {
     const client = await sdkClient(p, p.node.demo!.serviceKey, 'packer');
     model.requests.length = 0;
     const listed = (await client.sendMessage(sdkMessage('which skills do you have?'))) as any;
@@ -66,7 +66,7 @@ describe('skills read on demand', () => {
     expect(sdkText(missing)).toBe('Loaded: the skill packing has no file "nope.md"; its files: SKILL.md, boxes.md');
   });
 
-  it('[SURF-24] the same skill loads over AG-UI with the official HttpAgent', async () => {
+  it('[SURF-12] the same skill loads over AG-UI with the official HttpAgent', async () => {
     const r = await aguiRun(aguiAgent(p, p.node.demo!.serviceKey, { handle: 'packer' }), 'follow the skill packing');
     expect(r.error).toBeNull();
     expect(r.events.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'read_skill' });

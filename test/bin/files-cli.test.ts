@@ -91,4 +91,24 @@ describe('platform attachments, files, agents files|cat|quota, identity', () => 
     const again = await runCli(['agents', 'journal-delete', agentId, written.value.id], service);
     expect([again.code, again.stderr]).toEqual([1, `error: no journal entry ${written.value.id} in this journal\n`]);
   }, 60_000);
+  it('lists, shows and cancels schedules', async () => {
+    await p.node.services.admin.bindAgent({ agent: 'demo', capability: 'builtin-scheduler' });
+    const caller = await callerOf(p, p.node.demo!.serviceKey);
+    const [run] = (await p.node.services.toolRegistry.bound({ kind: 'agent', id: agentId, accountId: caller.accountId })).filter((t) => t.name === 'schedule_run');
+    const made = (await run!.invoke(caller, { message: 'weekly report', cron: '0 8 * * 1' }, { thread: { contextId: 'ctx-cli', taskId: 't-cli' } })) as { value: { id: string } };
+    const [list, table, show] = await Promise.all([
+      runCli(['schedules', 'list', '--agent', agentId, '--json'], service),
+      runCli(['schedules', 'list'], owner),
+      runCli(['schedules', 'show', made.value.id, '--json'], service),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json.schedules.map((x: { id: string }) => x.id)).toEqual([made.value.id]);
+    expect(table.stdout).toMatch(new RegExp(`${made.value.id}\\s+active\\s+0 8 \\* \\* 1 \\(UTC\\)`));
+    expect(show.json).toMatchObject({ id: made.value.id, status: 'active', kind: 'cron', runs: 0 });
+    const canceled = await runCli(['schedules', 'cancel', made.value.id, '--json'], service);
+    expect([canceled.code, canceled.json.status]).toEqual([0, 'canceled']);
+    const again = await runCli(['schedules', 'cancel', made.value.id], service);
+    expect([again.code, again.stderr]).toEqual([1, `error: schedule ${made.value.id} has ended (canceled)\n`]);
+    expect((await runCli(['schedules', 'show'], service)).code).toBe(2);
+  }, 60_000);
 });

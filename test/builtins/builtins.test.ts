@@ -35,6 +35,7 @@ describe('built-ins: Files, Memory and Code Runner on the demo gateway and the d
       ['builtin-files', 'builtin', 'file', 'Files'],
       ['builtin-memory', 'builtin', 'memory', 'Memory'],
       ['builtin-journal', 'builtin', 'journal', 'Journal'],
+      ['builtin-scheduler', 'builtin', 'schedule', 'Scheduler'],
       ['builtin-code-runner', 'builtin', 'run', 'Code Runner'],
       ['builtin-sandbox', 'builtin', 'sandbox', 'Sandbox'],
       ['builtin-web-search', 'builtin', 'web', 'Web Search'],

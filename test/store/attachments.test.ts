@@ -24,7 +24,7 @@ describe.each(drivers)('attachments on %s', (driver) => {
 
   it('[SURF-18] a message fits the quota exactly or is not recorded at all; others at once cannot pass it together', async () => {
     const { accountId, row } = await setup();
-    const add = (acc: string, rows: AttachmentInsert[]) => store.tx(async (r) => (await r.attachments.lockAccount(acc), r.attachments.addWithin(acc, rows, 100, at)));
+    const add = (acc: string, rows: AttachmentInsert[]) => store.tx(async (r) => (await r.accounts.lock(acc), r.attachments.addWithin(acc, rows, 100, at)));
     expect(await add(accountId, [row(60), row(40, 1)])).toBe(true);
     expect(await add(accountId, [row(1)])).toBe(false);
     expect(await store.attachments.usage(accountId)).toEqual({ bytes: 100, files: 2 });

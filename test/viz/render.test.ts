@@ -39,7 +39,7 @@ const clusterLine = (dot: string, stateId: string) => {
 
 describe('statechart walk', () => {
   it('lists the machines by actor kind', () => {
-    expect(statechartKinds()).toEqual(['device-session', 'account', 'plugin-version', 'gateway', 'agent-task', 'approval-gate', 'workflow-run', 'plugin-build']);
+    expect(statechartKinds()).toEqual(['device-session', 'account', 'plugin-version', 'gateway', 'agent-task', 'approval-gate', 'workflow-run', 'plugin-build', 'schedule']);
   });
 
   it('finds every state of both machines, with its kind', () => {

@@ -33,7 +33,7 @@ describe.skipIf(!mustRun('chromium'))('statechart viewer in a real browser', () 
 
       const nav = await page.goto(`http://api.localhost:${suite.p.port}/viz?machine=account`);
       expect(nav?.status()).toBe(200);
-      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version', 'gateway', 'agent-task', 'approval-gate', 'workflow-run', 'plugin-build']);
+      expect(await page.locator('#machines a').allTextContents()).toEqual(['device-session', 'account', 'plugin-version', 'gateway', 'agent-task', 'approval-gate', 'workflow-run', 'plugin-build', 'schedule']);
       expect(await page.locator('#chart svg').count()).toBe(1);
       expect(await highlighted(page)).toEqual([]);
 

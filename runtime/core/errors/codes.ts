@@ -93,6 +93,11 @@ export const ERRORS = {
   WORKFLOW_RUN_NOT_FOUND: e('not_found', 'no such workflow run visible to this caller', 'Check the run id (`GET /v1/workflow-runs`); runs of other users are visible to admins and owners only.'),
   WORKFLOW_RUN_ENDED: e('conflict', 'the workflow run has ended', 'Start a new run; an ended run takes no cancel, decision or signal.'),
   WORKFLOW_NOT_WAITING: e('conflict', 'the workflow run is not waiting for that', 'Read the run (`GET /v1/workflow-runs/{id}`): `waiting_for` says what it waits for, if anything.'),
+  // Schedules
+  SCHEDULE_INVALID: e('invalid', 'the schedule is not valid', 'Give exactly one of `at` (an ISO 8601 time ahead), `delay_seconds` or a five-field `cron` (with an IANA `timezone`), within a year, and a message of at most 16 KiB.'),
+  SCHEDULE_LIMIT: e('conflict', 'too many active schedules', 'Cancel schedules that are no longer needed: an agent has at most 100 active, an account 1000.'),
+  SCHEDULE_NOT_FOUND: e('not_found', 'no such schedule visible to this caller', 'Check the schedule id (`GET /v1/schedules`); schedules of other users are visible to admins and owners only.'),
+  SCHEDULE_ENDED: e('conflict', 'the schedule has ended', 'An ended schedule (completed, canceled, failed) takes no cancel; make a new one.'),
   // Plugin builds
   BUILD_NOT_FOUND: e('not_found', 'no such plugin build visible to this caller', 'Check the build id (`GET /v1/plugin-builds`); builds of other users are visible to admins and owners only.'),
   BUILD_INVALID: e('invalid', 'the build request is not valid', 'Read the reason in the message: a plugin name, a WIT world the source implements (docs/plugin-builds.md).'),

@@ -1,0 +1,33 @@
+import { parseArgs } from 'node:util';
+import { api, common, query } from './files.ts';
+import { print, table, UsageError } from './output.ts';
+import { SCHEDULES_USAGE } from './usage.ts';
+
+/** `platform schedules list|show|cancel`: the schedule routes of the management API. */
+export async function schedulesCli(argv: string[]) {
+  const [verb, ...rest] = argv;
+  const text = { type: 'string' } as const;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...common, agent: text, status: text, limit: text, cursor: text } });
+  const base = values['api-url'];
+  const out = Boolean(values.json);
+  const one = () => {
+    if (positionals.length !== 1) throw new UsageError(`platform schedules ${verb} takes a schedule id\n${SCHEDULES_USAGE}`);
+    return `/v1/schedules/${encodeURIComponent(positionals[0]!)}`;
+  };
+  switch (verb) {
+    case 'list': {
+      const data = await api('GET', base, `/v1/schedules${query({ agent_id: values.agent, status: values.status, limit: values.limit, cursor: values.cursor })}`);
+      if (out) return print(data, true);
+      const rows = data.schedules.map((s: { kind: string; cron: string | null; timezone: string | null; run_at: string | null }) => ({ ...s, when: s.kind === 'cron' ? `${s.cron} (${s.timezone})` : s.run_at }));
+      process.stdout.write(table(rows, ['id', 'status', 'when', 'next_at', 'runs', 'agent_id', 'owner_id']));
+      if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+      return;
+    }
+    case 'show':
+      return print(await api('GET', base, one()), out);
+    case 'cancel':
+      return print(await api('POST', base, `${one()}/cancel`), out);
+    default:
+      throw new UsageError(`platform schedules: expected list, show or cancel\n${SCHEDULES_USAGE}`);
+  }
+}
