@@ -1,23 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Builders } from '../builtins/index.ts';
-import { isPlatformError } from '../core/errors/index.ts';
-import { BuiltinToolError } from '../builtins/index.ts';
+import { asToolError } from '../builtins/index.ts';
 import type { PluginBuilds } from '../plugins/index.ts';
 import { SKILL_MD, type Skills } from '../skills/index.ts';
 import type { Workflows } from '../workflows/index.ts';
 
 /** How long `plugin_build` waits for its build before answering with the build as it is (it goes on regardless). */
 export const BUILDER_WAIT_MS = 170_000;
-
-/** A platform error the builder's caller should read: as the tool's own error, with its code. */
-async function asTool<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isPlatformError(err)) throw new BuiltinToolError(`${err.code}: ${err.message}`);
-    throw err;
-  }
-}
 
 /**
  * The builder built-ins' operations over the features that own them (runtime/builtins/builders.ts names them): a plugin
@@ -27,7 +16,7 @@ async function asTool<T>(work: () => Promise<T>): Promise<T> {
 export function createBuilders(features: () => { skills: Skills; workflows: Workflows; builds: PluginBuilds }): Builders {
   return {
     buildPlugin: (caller, b, signal) =>
-      asTool(async () => {
+      asToolError(async () => {
         const { builds } = features();
         let build = await builds.create(caller, b);
         const until = Date.now() + BUILDER_WAIT_MS;
@@ -38,7 +27,7 @@ export function createBuilders(features: () => { skills: Skills; workflows: Work
         return { build_id: build.id, status: build.status, capability_id: build.capabilityId, version: build.version, error: build.error, logs: build.logs };
       }),
     saveSkill: (caller, s) =>
-      asTool(async () => {
+      asToolError(async () => {
         const { skills } = features();
         const md = `---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.instructions}\n`;
         const files = [{ path: SKILL_MD, content: Buffer.from(md) }, ...(s.files ?? []).map((f) => ({ path: f.path, content: Buffer.from(f.content) }))];
@@ -48,7 +37,7 @@ export function createBuilders(features: () => { skills: Skills; workflows: Work
         return { id: saved.id, name: saved.name, version: saved.version, created: !existing };
       }),
     saveWorkflow: (caller, definition) =>
-      asTool(async () => {
+      asToolError(async () => {
         const w = await features().workflows.put(caller.accountId, definition);
         return { id: w.id, name: w.name, version: w.version };
       }),

@@ -1,6 +1,5 @@
 import type { ScheduleRow } from '../../store/index.ts';
-import { BuiltinToolError, type Scheduler } from '../builtins/index.ts';
-import { isPlatformError } from '../core/errors/index.ts';
+import { asToolError, BuiltinToolError, type Scheduler } from '../builtins/index.ts';
 import type { Schedules } from './schedules.ts';
 
 /** A schedule as the agent's model reads it. */
@@ -17,32 +16,22 @@ export const scheduleView = (r: ScheduleRow) => ({
   ...(r.lastError ? { last_error: r.lastError } : {}),
 });
 
-/** A platform error the tool's caller should read: as the tool's own error, with its code. */
-async function asTool<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isPlatformError(err)) throw new BuiltinToolError(`${err.code}: ${err.message}`);
-    throw err;
-  }
-}
-
 /**
  * The Scheduler built-in's operations over the schedules feature (runtime/builtins/scheduler.ts names them). The
  * feature is read when a tool is called: it is built after the built-ins' tool source.
  */
 export function schedulerPort(schedules: () => Schedules): Scheduler {
   return {
-    create: (caller, agentId, r) => asTool(async () => scheduleView(await schedules().create(caller, agentId, r))),
+    create: (caller, agentId, r) => asToolError(async () => scheduleView(await schedules().create(caller, agentId, r))),
     list: (caller, agentId) =>
-      asTool(async () => {
+      asToolError(async () => {
         const rows = await schedules().list(caller, { agentId, limit: 100 });
         // Active first (soonest next run first), then ended ones, newest first.
         const active = rows.filter((r) => r.status === 'active').sort((a, b) => (a.nextAt ?? '').localeCompare(b.nextAt ?? ''));
         return { schedules: [...active, ...rows.filter((r) => r.status !== 'active')].map(scheduleView) };
       }),
     cancel: (caller, agentId, id) =>
-      asTool(async () => {
+      asToolError(async () => {
         const r = await schedules().get(caller, id);
         if (r.agentId !== agentId) throw new BuiltinToolError(`no schedule ${id} of this agent`);
         return scheduleView(await schedules().cancel(caller, id));

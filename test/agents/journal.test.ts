@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_LIMITS, type Caller, type ToolEntry } from '../../runtime/index.ts';
-import { sdkClient, sdkFetch } from '../helpers/a2a.ts';
+import { sdkClient, sdkFetch, sdkMessage, sdkText } from '../helpers/a2a.ts';
 import { otherCaller, rulesFile } from '../helpers/agents.ts';
 import { aguiAgent, aguiRun } from '../helpers/agui.ts';
 import { callerOf } from '../helpers/mcp.ts';
@@ -23,13 +22,6 @@ rules:
     call: { tool: journal_read, arguments: { thread: current } }
   - reply: "plain answer"
 `;
-
-/** The text of an A2A result as the official client returns it: a Task's artifacts, or a Message's parts. */
-const sdkText = (r: any): string => {
-  const parts = r?.artifacts?.flatMap((a: any) => a.parts) ?? r?.parts ?? [];
-  return parts.map((x: any) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
-};
-const sdkMessage = (text: string, contextId?: string) => ({ message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: text } }], ...(contextId ? { contextId } : {}) } }) as never;
 
 /** The Journal built-in (issue 15 §2): written and recalled by the agent, read by people, never on an MCP gateway. */
 describe('the Journal built-in', () => {

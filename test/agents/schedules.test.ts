@@ -4,25 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform } from '../../bin/node.ts';
 import { scheduleAddressOf } from '../../actors/index.ts';
 import { SCHEDULE_LIMITS, type Caller, type ToolEntry } from '../../runtime/index.ts';
-import { sdkClient } from '../helpers/a2a.ts';
-import { otherCaller, rulesFile } from '../helpers/agents.ts';
+import { sdkClient, sdkMessage, sdkText } from '../helpers/a2a.ts';
+import { otherCaller, rulesFile, SCHEDULER_RULES } from '../helpers/agents.ts';
 import { aguiAgent, aguiRun } from '../helpers/agui.ts';
 import { callerOf } from '../helpers/mcp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
-const RULES = `name: demo
-rules:
-  - when: { after_tool: schedule_run }
-    reply: "Scheduled: {{result}}"
-  - when: { contains: remind me in, tool: schedule_run }
-    call: { tool: schedule_run, arguments: { message: "reminder: {{after:to}}", delay_seconds: "{{number.1}}" } }
-  - when: { contains: "reminder:" }
-    reply: "Reminder sent"
-  - reply: "plain answer"
-`;
 
-const sdkText = (r: any): string => (r?.artifacts?.flatMap((a: any) => a.parts) ?? r?.parts ?? []).map((x: any) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
-const sdkMessage = (text: string) => ({ message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: text } }] } }) as never;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Schedules (issue 15 §3): an agent schedules runs of itself; they fire once per occurrence, as their maker, after restarts. */
@@ -45,7 +33,7 @@ describe('the Scheduler built-in and schedules', () => {
   const invoke = async (name: string, caller: Caller, args: Record<string, unknown>, thread = { contextId: 'ctx-s', taskId: 't-s' }) => tools.get(name)!.invoke(caller, args, { thread });
 
   beforeAll(async () => {
-    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile(RULES) } });
+    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile(SCHEDULER_RULES) } });
     agentId = (await p.node.services.store.agents.byHandle('demo'))!.id;
     await p.node.services.admin.bindAgent({ agent: 'demo', capability: 'builtin-scheduler' });
     service = await callerOf(p, p.node.demo!.serviceKey);

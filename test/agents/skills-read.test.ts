@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkClient } from '../helpers/a2a.ts';
+import { sdkClient, sdkMessage, sdkText } from '../helpers/a2a.ts';
 import { recordingModel, rulesFile } from '../helpers/agents.ts';
 import { aguiAgent, aguiRun } from '../helpers/agui.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -23,9 +22,6 @@ rules:
 const PACKING = '---\nname: packing\ndescription: How to pack an order.\n---\n\n# Packing\n\nUse the box sizes in boxes.md.\n';
 const BOXES = 'S 20x20, M 40x30, L 60x40\n';
 
-/** The text of an A2A result as the official client returns it. */
-const sdkText = (r: any): string => (r?.artifacts?.flatMap((a: any) => a.parts) ?? r?.parts ?? []).map((x: any) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
-const sdkMessage = (text: string) => ({ message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: text } }] } }) as never;
 
 /** The skills read surface (issue 15 §1): an agent lists its skills and loads one when a task needs it. */
 describe('skills read on demand', () => {

@@ -4,28 +4,18 @@ import { clusterStatus } from '../../bin/cli/cluster.ts';
 import { scheduleAddressOf } from '../../actors/index.ts';
 import { shardOf } from '../../runtime/index.ts';
 import { agentCall, demoAgentCluster, type DemoAgentCluster } from '../helpers/agent-cluster.ts';
-import { rulesFile, userMessage } from '../helpers/agents.ts';
+import { rulesFile, SCHEDULER_RULES, userMessage } from '../helpers/agents.ts';
 import { mustRun } from '../helpers/env.ts';
 
 const LEASE_MS = 2_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const RULES = `name: demo
-rules:
-  - when: { after_tool: schedule_run }
-    reply: "Scheduled: {{result}}"
-  - when: { contains: remind me in, tool: schedule_run }
-    call: { tool: schedule_run, arguments: { message: "reminder: {{after:to}}", delay_seconds: "{{number.1}}" } }
-  - when: { contains: "reminder:" }
-    reply: "Reminder sent"
-  - reply: "plain answer"
-`;
 
 /** Issue 15 §3: an occurrence fires exactly once cluster-wide, also when the node that owns the schedule dies first. */
 describe.skipIf(!mustRun('cluster'))('schedules on a three-node cluster', () => {
   let c: DemoAgentCluster;
   let db: pg.Client;
   beforeAll(async () => {
-    c = await demoAgentCluster({ leaseMs: LEASE_MS, env: { PLATFORM_SCRIPTED_RULES: await rulesFile(RULES) } });
+    c = await demoAgentCluster({ leaseMs: LEASE_MS, env: { PLATFORM_SCRIPTED_RULES: await rulesFile(SCHEDULER_RULES) } });
     db = new pg.Client({ connectionString: c.db.url });
     await db.connect();
     await db.query("insert into builtin_bindings (account_id, target_kind, target_id, builtin_id, created_by) values ($1, 'agent', $2, 'builtin-scheduler', 'test')", [c.scope.accountId, c.scope.agentId]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { fetch as undiciFetch } from 'undici';
 import { cliAgent } from '../../bin/cli/http-agent.ts';
@@ -137,3 +138,9 @@ export function withRecordingBackend(overrides: Partial<A2aBackend> = {}) {
   afterAll(() => ctx.p.close());
   return ctx;
 }
+
+/** The text of an A2A result as the official client returns it: a Task's artifacts, or a Message's parts. */
+export const sdkText = (r: any): string => (r?.artifacts?.flatMap((a: any) => a.parts) ?? r?.parts ?? []).map((x: any) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
+
+/** SendMessage params for the official client: a user's text message with a fresh id, in a thread when given. */
+export const sdkMessage = (text: string, contextId?: string) => ({ message: { messageId: randomUUID(), role: 1, parts: [{ content: { $case: 'text', value: text } }], ...(contextId ? { contextId } : {}) } }) as never;

@@ -34,6 +34,18 @@ rules:
   - reply: "plain answer"
 `;
 
+/** Rules of the scripted model that schedule a reminder (the Scheduler built-in) and answer the reminder's run. */
+export const SCHEDULER_RULES = `name: demo
+rules:
+  - when: { after_tool: schedule_run }
+    reply: "Scheduled: {{result}}"
+  - when: { contains: remind me in, tool: schedule_run }
+    call: { tool: schedule_run, arguments: { message: "reminder: {{after:to}}", delay_seconds: "{{number.1}}" } }
+  - when: { contains: "reminder:" }
+    reply: "Reminder sent"
+  - reply: "plain answer"
+`;
+
 /** A rules file for PLATFORM_SCRIPTED_RULES. */
 export async function rulesFile(text = AGENT_TEST_RULES): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'rules-'));
