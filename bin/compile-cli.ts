@@ -68,6 +68,8 @@ export const BUNDLED_PACKAGES: ReadonlySet<string> = new Set([
   // tar-stream and its streams.
   ...['tar-stream', 'b4a', 'fast-fifo', 'streamx', 'text-decoder', 'events-universal'],
   'image-size',
+  // Cron expressions of schedules (one ESM file, no dependencies).
+  'croner',
 ]);
 
 const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
