@@ -39,14 +39,8 @@ export interface ScheduleInput {
   at: string;
 }
 
-export interface StartRunInput {
-  accountId: string;
-  scheduleId: string;
-  agentId: string;
-  caller: TaskCaller;
-  message: string;
-  contextId: string | null;
-  spec: ScheduleSpec;
+/** What an occurrence's start needs: the schedule's own fields, and which occurrence it is. */
+export interface StartRunInput extends Pick<ScheduleInput, 'accountId' | 'scheduleId' | 'agentId' | 'caller' | 'message' | 'contextId' | 'spec'> {
   /** The occurrence being run (epoch ms): with the schedule's id, the run's task id. */
   occurrence: number;
 }

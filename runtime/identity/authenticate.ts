@@ -18,6 +18,12 @@ export interface Caller {
   actors?: readonly string[];
 }
 
+/**
+ * A caller as an actor keeps it (the TaskCaller of agent tasks, workflow runs and schedules): what the runs it starts
+ * act as, in plain JSON for the snapshot.
+ */
+export const callerSnapshot = (c: Caller) => ({ principalId: c.principalId, kind: c.kind, role: c.role, via: c.via, ...(c.actors?.length ? { actors: [...c.actors] } : {}) });
+
 export type AuthFailure = 'malformed' | 'invalid' | 'expired' | 'revoked' | 'inactive';
 export type AuthResult = { ok: true; caller: Caller } | { ok: false, reason: AuthFailure };
 /** A result that admits also says until when the credential itself is valid (ms since the epoch; Infinity: no end). */

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { scheduleAddressOf, type ScheduleContext, type ScheduleInput, type StartRunInput, type StartRunOutput, type TaskCaller } from '../../actors/index.ts';
+import { scheduleAddressOf, type ScheduleContext, type ScheduleInput, type StartRunInput, type StartRunOutput } from '../../actors/index.ts';
 import { scheduleRowWrite, type Role, type ScheduleRow, type ScheduleRowStatus, type Store } from '../../store/index.ts';
 import type { ActorSystem, EffectContext, RowProjection } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
-import { hasAuthority, ROLES, type Caller } from '../identity/index.ts';
+import { callerSnapshot, hasAuthority, ROLES, type Caller } from '../identity/index.ts';
 import type { A2aCaller, AgentGateway } from '../agents/index.ts';
 import { nextOccurrence, SCHEDULE_LIMITS, specOf, type WhenRequest } from './schedule-spec.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const toTaskCaller = (c: Caller): TaskCaller => ({ principalId: c.principalId, kind: c.kind, role: c.role, via: c.via, ...(c.actors?.length ? { actors: [...c.actors] } : {}) });
 /** The lower of two roles: a run never has more authority than its creator had when they made the schedule. */
 const lower = (a: Role, b: Role): Role => (ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b);
 
@@ -137,7 +136,7 @@ export function createSchedules(deps: SchedulesDeps) {
         accountId: caller.accountId,
         scheduleId: id,
         agentId,
-        caller: toTaskCaller(caller),
+        caller: callerSnapshot(caller),
         message: r.message,
         contextId: r.contextId ?? null,
         spec,

@@ -16,7 +16,7 @@ import {
 import { runRowWrite, type RunStatus, type Store, type WorkflowRunRow } from '../../store/index.ts';
 import type { ActorSystem, EffectContext, RowProjection } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
-import { hasAuthority, type Caller } from '../identity/index.ts';
+import { callerSnapshot, hasAuthority, type Caller } from '../identity/index.ts';
 import { workspaceAnchor, type AutonomyPolicy, type ToolRegistry } from '../tools/index.ts';
 import type { ApprovalGates } from '../approvals/index.ts';
 import { callsTools, checkInput, WORKFLOW_LIMITS } from './workflow-definition.ts';
@@ -28,7 +28,6 @@ import { callsTools, checkInput, WORKFLOW_LIMITS } from './workflow-definition.t
 export const MAX_STEP_RESULT_BYTES = 16 * 1024;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const toTaskCaller = (c: Caller): TaskCaller => ({ principalId: c.principalId, kind: c.kind, role: c.role, via: c.via, ...(c.actors?.length ? { actors: [...c.actors] } : {}) });
 const toCaller = (accountId: string, c: TaskCaller): Caller => ({ accountId, principalId: c.principalId, kind: c.kind as Caller['kind'], role: c.role as Caller['role'], via: c.via as Caller['via'], ...(c.actors?.length ? { actors: c.actors } : {}) });
 
 function bounded(value: unknown): unknown {
@@ -133,7 +132,7 @@ export function createWorkflowRuns(deps: WorkflowRunsDeps) {
         throw new PlatformError('WORKFLOW_TARGET_REQUIRED', `workflow ${w.name} calls tools: start it with agent_id or gateway_id, whose tools its steps call`);
       }
       const runId = randomUUID();
-      const runInput: WorkflowRunInput = { accountId: caller.accountId, runId, workflowId: w.id, workflow: definition, input: input ?? null, target, caller: toTaskCaller(caller), at: iso(deps.now()), maxTransitions: WORKFLOW_LIMITS.transitions };
+      const runInput: WorkflowRunInput = { accountId: caller.accountId, runId, workflowId: w.id, workflow: definition, input: input ?? null, target, caller: callerSnapshot(caller), at: iso(deps.now()), maxTransitions: WORKFLOW_LIMITS.transitions };
       await deps.actors().create(workflowRunAddressOf(caller.accountId, runId), runInput);
       return (await deps.store.workflows.getRun(caller.accountId, runId))!;
     },
