@@ -246,6 +246,16 @@ export const COMMANDS: Record<string, AdminSpec> = {
     required: ['agent', 'principal'],
     build: (v) => ({ agent: v.agent, principal: v.principal, expiresIn: seconds(v['expires-in'], '--expires-in takes a whole number of seconds (at most 3600)') }),
   },
+  'agent journal': {
+    command: 'agent.journal',
+    summary: "the agent's journal for one principal (the Journal built-in), newest first or best matches of --query",
+    options: { agent: AGENT, principal: PRINCIPAL, query: opt('text'), thread: opt('context id'), limit: opt('n') },
+    required: ['agent', 'principal'],
+    build: (v) => {
+      if (v.limit !== undefined && !/^\d+$/.test(v.limit)) throw new UsageError('--limit takes a whole number (at most 100)');
+      return { agent: v.agent, principal: v.principal, ...(v.query !== undefined ? { query: v.query } : {}), ...(v.thread !== undefined ? { thread: v.thread } : {}), ...(v.limit !== undefined ? { limit: Number(v.limit) } : {}) };
+    },
+  },
   'budget set': {
     command: 'budget.set',
     summary: "sets the account's credits",

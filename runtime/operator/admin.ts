@@ -67,6 +67,7 @@ export const ADMIN_COMMANDS = {
   'agent.list': (a: Admin, p: any) => a.listAgents(p),
   'agent.show': (a: Admin, p: any) => a.showAgent(p),
   'agent.token': (a: Admin, p: any) => a.mintToken(p),
+  'agent.journal': (a: Admin, p: any) => a.journal(p),
   'budget.set': (a: Admin, p: any) => a.setBudget(p),
   'gateway.bind': (a: Admin, p: any) => a.bindGateway(p),
   'gateway.unbind': (a: Admin, p: any) => a.unbindGateway(p),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentRecord, Store } from '../../store/index.ts';
+import { JOURNAL_LIMITS, type AgentRecord, type Store } from '../../store/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { AGENT_TOKEN_TTL_SECONDS, agentAudience, hasAuthority, mintAgentToken, type AgentTokens } from '../identity/index.ts';
 import type { ToolRegistry } from '../tools/index.ts';
@@ -117,6 +117,20 @@ export function createAgentAdmin(deps: {
 
     async showAgent(p: { agent: string }) {
       return view(await requireAgent(p.agent));
+    },
+
+    /**
+     * The agent's journal for one user (the Journal built-in), as the operator reads it: newest first, or the best
+     * matches of `query`; of one thread when given.
+     */
+    async journal(p: { agent: string; principal: string; query?: string; thread?: string; limit?: number }) {
+      const a = await requireAgent(p.agent);
+      const member = await requirePrincipal(store, p.principal, { accountId: a.accountId, where: `agent ${a.handle}'s account` });
+      const limit = p.limit ?? 20;
+      need(Number.isSafeInteger(limit) && limit >= 1 && limit <= JOURNAL_LIMITS.read, `--limit must be 1 to ${JOURNAL_LIMITS.read} (got ${JSON.stringify(p.limit)})`);
+      need(p.query === undefined || p.query.length <= 1000, '--query takes at most 1000 characters');
+      const entries = await store.journal.read({ accountId: a.accountId, agentId: a.id, principalId: member.id }, { limit, ...(p.query ? { query: p.query } : {}), ...(p.thread ? { contextId: p.thread } : {}) });
+      return { agent_id: a.id, principal_id: member.id, entries: entries.map((e) => ({ id: e.id, kind: e.kind, content: e.content, tags: e.tags, context_id: e.contextId, task_id: e.taskId, created_at: e.createdAt })) };
     },
 
     /**

@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOURNAL_LIMITS, type Caller, type ToolEntry } from '../../runtime/index.ts';
+import { randomUUID } from 'node:crypto';
+import { JOURNAL_LIMITS, runAdminCommand, type Caller, type ToolEntry } from '../../runtime/index.ts';
+import { runCli } from '../helpers/cli.ts';
 import { sdkClient, sdkFetch, sdkMessage, sdkText } from '../helpers/a2a.ts';
 import { otherCaller, rulesFile } from '../helpers/agents.ts';
 import { aguiAgent, aguiRun } from '../helpers/agui.ts';
@@ -138,6 +140,19 @@ describe('the Journal built-in', () => {
     const again = await api('DELETE', `/v1/agents/${agentId}/journal/${id}?${whose}`);
     expect([again.status, again.json.code]).toEqual([404, 'MGMT_JOURNAL_ENTRY_NOT_FOUND']);
   });
+
+  it("the operator reads a user's journal with platform admin agent journal (by handle and principal), searched or newest first", async () => {
+    const read = (params: Record<string, unknown>) => runAdminCommand(p.node.services.admin, 'agent.journal', { agent: 'demo', principal: service.principalId, ...params }) as Promise<any>;
+    const all = await read({});
+    expect(all).toMatchObject({ agent_id: agentId, principal_id: service.principalId });
+    expect(all.entries.map((e: any) => e.kind)).toEqual(['note', 'note']);
+    expect((await read({ query: 'tagged' })).entries.map((e: any) => e.content)).toEqual(['tagged']);
+    expect((await read({ thread: 'ctx-limits', limit: 1 })).entries).toHaveLength(1);
+    await expect(read({ limit: 101 })).rejects.toMatchObject({ code: 'ADMIN_INVALID', message: '--limit must be 1 to 100 (got 101)' });
+    await expect(read({ principal: randomUUID() })).rejects.toMatchObject({ code: 'ADMIN_NOT_FOUND' });
+    const usage = await runCli(['admin', 'agent', 'journal', '--agent', 'demo'], {});
+    expect([usage.code, usage.stderr.split('\n')[0]]).toEqual([2, 'platform admin agent journal: --principal is required']);
+  }, 30_000);
 
   it('[MCP-TOOLS-34] the journal never reaches an MCP gateway: binding it there is refused, and a binding made behind the operator\'s back lists nothing', async () => {
     const gateway = (await p.node.services.store.gateways.byHandle('demo'))!;
