@@ -12,13 +12,17 @@ import { effect } from './effects.ts';
  * A run that never called a tool ends `answered`: a bare reply, returned as a message, never shown as a task (spec §3).
  * The first tool call makes it a task (`visible`), whose answer becomes its artifact.
  *
- * running(starting → thinking ⇄ acting ⇄ awaitingApproval) ──answer──▶ completed | answered (no tool called)
+ * running(starting → thinking ⇄ acting ⇄ awaitingApproval | awaitingInput) ──answer──▶ completed | answered (no tool called)
  *        ├──step limit, model or tool failure──▶ failed
  *        └──CANCEL──▶ canceled
  *
  * A call the autonomy policy sends to `ask` parks the run in `awaitingApproval` (TASK_STATE_INPUT_REQUIRED) on an
  * ApprovalGate; the gate's outcome (GATE_RESOLVED) takes it back to the same tool round, which runs an approved call
  * and answers a denied or expired one with a refusal the model reads.
+ *
+ * A call of `form_request` (the Forms built-in) parks the run in `awaitingInput` (TASK_STATE_INPUT_REQUIRED) with the
+ * form as its status message; the user's values (FORM_SUBMITTED, checked against the form before they are sent here)
+ * take it back to the same tool round, where they are that call's result.
  *
  * Machines are pure: every time comes with an event (the request's `at` in the input, effects' outputs and failures,
  * CANCEL's `at`), so the status timestamps are the same wherever the task is read.
@@ -91,12 +95,16 @@ export interface CallToolsInput extends StepInput {
   calls: ToolCallPlan[];
   /** What humans decided on this round's gated calls, by tool call id. */
   approvals?: Record<string, GateOutcome>;
+  /** The values users submitted to this round's forms, by tool call id. */
+  forms?: Record<string, unknown>;
 }
 /** A round either ran its calls, or stopped before any of them on a call that needs a human's approval. */
 export interface CallToolsOutput {
   results: { id: string; name: string; isError: boolean }[];
   at: string;
   ask?: { gateId: string; toolCallId: string; message: AgentMessage };
+  /** A form the round stopped at: its message is the task's status until the user submits it. */
+  form?: { toolCallId: string; message: AgentMessage };
 }
 
 export interface AgentTaskContext extends AgentTaskInput {
@@ -112,9 +120,21 @@ export interface AgentTaskContext extends AgentTaskInput {
   /** The gate the run waits on (in awaitingApproval). */
   gate: { gateId: string; toolCallId: string } | null;
   approvals: Record<string, GateOutcome>;
+  /** The form the run waits on (in awaitingInput): the tool call that asked for it. */
+  form: { toolCallId: string } | null;
+  forms: Record<string, unknown>;
 }
 
-export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string } | GateResolvedEvent;
+/** A user's values for the form the run waits on, already checked against it. */
+export interface FormSubmittedEvent {
+  type: 'FORM_SUBMITTED';
+  toolCallId: string;
+  values: unknown;
+  at: string;
+  by: string;
+}
+
+export type AgentTaskEvent = { type: 'CANCEL'; at: string; by: string } | GateResolvedEvent | FormSubmittedEvent;
 
 export type AgentTaskEmitted =
   | { type: 'task.visible'; at: string }
@@ -153,6 +173,8 @@ export const agentTaskMachine = setup({
     isTask: ({ context }) => context.visible,
     stepsLeft: ({ context }) => context.step + 1 < context.maxSteps,
     asked: ({ event }) => outputOf<CallToolsOutput>(event).ask !== undefined,
+    formRequested: ({ event }) => outputOf<CallToolsOutput>(event).form !== undefined,
+    awaitedForm: ({ context, event }) => event.type === 'FORM_SUBMITTED' && event.toolCallId === context.form?.toolCallId,
     awaitedGate: ({ context, event }) => event.type === 'GATE_RESOLVED' && event.gateId === context.gate?.gateId,
   },
   actions: {
@@ -184,10 +206,18 @@ export const agentTaskMachine = setup({
       enqueue.assign({ visible: true });
       enqueue.emit({ type: 'task.visible', at: outputOf<ModelTurnOutput>(event).at });
     }),
-    nextStep: assign(({ context }) => ({ step: context.step + 1, calls: [], approvals: {} })),
+    nextStep: assign(({ context }) => ({ step: context.step + 1, calls: [], approvals: {}, forms: {} })),
     awaitApproval: assign(({ event }) => {
       const out = outputOf<CallToolsOutput>(event);
       return { state: 'TASK_STATE_INPUT_REQUIRED' as const, statusAt: out.at, statusMessage: out.ask!.message, gate: { gateId: out.ask!.gateId, toolCallId: out.ask!.toolCallId } };
+    }),
+    awaitInput: assign(({ event }) => {
+      const out = outputOf<CallToolsOutput>(event);
+      return { state: 'TASK_STATE_INPUT_REQUIRED' as const, statusAt: out.at, statusMessage: out.form!.message, form: { toolCallId: out.form!.toolCallId } };
+    }),
+    submitted: assign(({ context, event }) => {
+      const e = event as FormSubmittedEvent;
+      return { state: 'TASK_STATE_WORKING' as const, statusAt: e.at, statusMessage: null, form: null, forms: { ...context.forms, [e.toolCallId]: e.values } };
     }),
     resume: assign(({ context, event }) => {
       const e = event as GateResolvedEvent;
@@ -216,7 +246,7 @@ export const agentTaskMachine = setup({
   },
 }).createMachine({
   id: 'AgentTask',
-  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: input.calls ?? [], gate: null, approvals: {} }),
+  context: ({ input }) => ({ ...input, step: 0, visible: input.visible === true, state: 'TASK_STATE_WORKING', statusAt: input.at, statusMessage: null, answer: null, calls: input.calls ?? [], gate: null, approvals: {}, form: null, forms: {} }),
   initial: 'running',
   states: {
     running: {
@@ -241,9 +271,10 @@ export const agentTaskMachine = setup({
           invoke: {
             id: 'callTools',
             src: 'callTools',
-            input: ({ context }) => ({ ...stepInput(context), calls: context.calls, approvals: context.approvals }),
+            input: ({ context }) => ({ ...stepInput(context), calls: context.calls, approvals: context.approvals, forms: context.forms }),
             onDone: [
               { guard: 'asked', target: 'awaitingApproval', actions: ['awaitApproval', 'announceStatus'] },
+              { guard: 'formRequested', target: 'awaitingInput', actions: ['awaitInput', 'announceStatus'] },
               { target: 'thinking', actions: 'nextStep' },
             ],
             onError: { target: '#AgentTask.failed', actions: ['fail', 'showTask', 'announceStatus'] },
@@ -251,6 +282,9 @@ export const agentTaskMachine = setup({
         },
         awaitingApproval: {
           on: { GATE_RESOLVED: { guard: 'awaitedGate', target: 'acting', actions: ['resume', 'announceStatus'] } },
+        },
+        awaitingInput: {
+          on: { FORM_SUBMITTED: { guard: 'awaitedForm', target: 'acting', actions: ['submitted', 'announceStatus'] } },
         },
       },
     },

@@ -40,7 +40,7 @@ export const KINDS = {
   gateway: { machine: gatewayMachine, timers: gatewayTimers, effects: [] },
   'agent-task': { machine: agentTaskMachine, effects: ['modelTurn', 'callTools'] },
   'approval-gate': { machine: approvalGateMachine, timers: approvalGateTimers, effects: [] },
-  'workflow-run': { machine: workflowRunMachine, timers: workflowRunTimers, effects: ['runTool', 'openGate'] },
+  'workflow-run': { machine: workflowRunMachine, timers: workflowRunTimers, effects: ['runTool', 'openGate', 'runEnded'] },
   'plugin-build': { machine: pluginBuildMachine, effects: ['prepare', 'compile'] },
   schedule: { machine: scheduleMachine, timers: scheduleTimers, effects: ['startRun'] },
 } as const satisfies Record<string, KindSpec>;

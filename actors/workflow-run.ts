@@ -12,6 +12,9 @@ import { branchTarget, render, type WorkflowDefinition, type WorkflowScope, type
  *
  * running(dispatch → calling | opening) ⇄ waiting(awaitingApproval | awaitingSignal | sleeping)
  *        ──succeed step──▶ completed   ──fail step, tool failure, denial, step limit──▶ failed   ──CANCEL──▶ canceled
+ *
+ * Each of the three ends passes through `ending` first, where the effect `runEnded` tells what waits on the run's end
+ * (the triggers of agents, issue 15 §3): an effect, so a crash before it finished starts it again on the next owner.
  */
 
 export type WorkflowRunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'canceled';
@@ -72,6 +75,19 @@ export interface OpenGateOutput {
   at: string;
 }
 
+export interface RunEndedInput {
+  accountId: string;
+  workflowId: string;
+  runId: string;
+  ownerId: string;
+  status: WorkflowRunStatus;
+  output: unknown;
+  error: string | null;
+}
+export interface RunEndedOutput {
+  started: number;
+}
+
 export type WorkflowRunEvent =
   | { type: 'CANCEL'; at: string; by: string }
   | { type: 'SIGNAL'; signal: string; payload?: unknown; at: string; by: string }
@@ -95,7 +111,7 @@ const isoPlus = (at: string, seconds: number) => Date.parse(at) + seconds * 1000
 
 export const workflowRunMachine = setup({
   types: { context: {} as WorkflowRunContext, events: {} as WorkflowRunEvent, input: {} as WorkflowRunInput, emitted: {} as WorkflowRunEmitted },
-  actors: { runTool: effect<RunToolInput, RunToolOutput>(), openGate: effect<OpenGateInput, OpenGateOutput>() },
+  actors: { runTool: effect<RunToolInput, RunToolOutput>(), openGate: effect<OpenGateInput, OpenGateOutput>(), runEnded: effect<RunEndedInput, RunEndedOutput>() },
   guards: {
     tooMany: ({ context }) => context.transitions >= context.maxTransitions,
     tool: isType('tool'),
@@ -111,6 +127,8 @@ export const workflowRunMachine = setup({
     hasOnDeny: ({ context }) => step<'approval'>(context).on_deny !== undefined,
     awaitedSignal: ({ context, event }) => event.type === 'SIGNAL' && context.waitingFor?.kind === 'signal' && event.signal === context.waitingFor.signal,
     hasOnTimeout: ({ context }) => step<'signal'>(context).on_timeout !== undefined,
+    endedCompleted: ({ context }) => context.status === 'completed',
+    endedFailed: ({ context }) => context.status === 'failed',
   },
   actions: {
     count: assign(({ context }) => ({ transitions: context.transitions + 1, status: 'running' as const, waitingFor: null })),
@@ -172,21 +190,21 @@ export const workflowRunMachine = setup({
   context: ({ input }) => ({ ...input, scope: { input: input.input, steps: {} }, current: input.workflow.start, transitions: 0, status: 'running', waitingFor: null, output: null, error: null, updatedAt: input.at }),
   initial: 'dispatch',
   on: {
-    CANCEL: { target: '.canceled', actions: ['cancel', 'announce'] },
+    CANCEL: { target: '.ending', actions: ['cancel', 'announce'] },
     SIGNAL: { actions: 'refuse' },
   },
   states: {
     dispatch: {
       entry: 'count',
       always: [
-        { guard: 'tooMany', target: 'failed', actions: ['tooManyFailed', 'announce'] },
+        { guard: 'tooMany', target: 'ending', actions: ['tooManyFailed', 'announce'] },
         { guard: 'tool', target: 'calling' },
         { guard: 'approval', target: 'opening' },
         { guard: 'signal', target: 'awaitingSignal', actions: ['waitSignal', 'announce'] },
         { guard: 'timer', target: 'sleeping', actions: ['sleep', 'announce'] },
         { guard: 'branch', target: 'dispatch', reenter: true, actions: 'takeBranch' },
-        { guard: 'succeed', target: 'completed', actions: ['succeed', 'announce'] },
-        { target: 'failed', actions: ['failStep', 'announce'] },
+        { guard: 'succeed', target: 'ending', actions: ['succeed', 'announce'] },
+        { target: 'ending', actions: ['failStep', 'announce'] },
       ],
     },
     calling: {
@@ -198,10 +216,10 @@ export const workflowRunMachine = setup({
           return { accountId: context.accountId, runId: context.runId, target: context.target, caller: context.caller, stepId: context.current, transition: context.transitions, tool: s.tool, arguments: render(s.arguments ?? {}, context.scope) };
         },
         onDone: [
-          { guard: and(['toolFailed', not('hasOnError')]), target: 'failed', actions: ['tookTool', 'failed', 'announce'] },
+          { guard: and(['toolFailed', not('hasOnError')]), target: 'ending', actions: ['tookTool', 'failed', 'announce'] },
           { target: 'dispatch', actions: 'tookTool' },
         ],
-        onError: { target: 'failed', actions: ['effectFailed', 'announce'] },
+        onError: { target: 'ending', actions: ['effectFailed', 'announce'] },
       },
     },
     opening: {
@@ -223,13 +241,13 @@ export const workflowRunMachine = setup({
           };
         },
         onDone: { target: 'awaitingApproval', actions: ['waitGate', 'announce'] },
-        onError: { target: 'failed', actions: ['effectFailed', 'announce'] },
+        onError: { target: 'ending', actions: ['effectFailed', 'announce'] },
       },
     },
     awaitingApproval: {
       on: {
         GATE_RESOLVED: [
-          { guard: and(['awaitedGate', not('approved'), not('hasOnDeny')]), target: 'failed', actions: ['decided', 'failed', 'announce'] },
+          { guard: and(['awaitedGate', not('approved'), not('hasOnDeny')]), target: 'ending', actions: ['decided', 'failed', 'announce'] },
           { guard: 'awaitedGate', target: 'dispatch', actions: 'decided' },
         ],
       },
@@ -238,12 +256,32 @@ export const workflowRunMachine = setup({
       on: {
         SIGNAL: { guard: 'awaitedSignal', target: 'dispatch', actions: ['accept', 'signaled'] },
         SIGNAL_TIMEOUT: [
-          { guard: not('hasOnTimeout'), target: 'failed', actions: ['signalTimedOut', 'failed', 'announce'] },
+          { guard: not('hasOnTimeout'), target: 'ending', actions: ['signalTimedOut', 'failed', 'announce'] },
           { target: 'dispatch', actions: 'signalTimedOut' },
         ],
       },
     },
     sleeping: { on: { WAKE: { target: 'dispatch', actions: 'woke' } } },
+    ending: {
+      // The run has ended (its status says how): a CANCEL or SIGNAL now changes nothing.
+      on: { CANCEL: {}, SIGNAL: { actions: 'refuse' } },
+      invoke: {
+        id: 'runEnded',
+        src: 'runEnded',
+        input: ({ context }): RunEndedInput => ({
+          accountId: context.accountId,
+          workflowId: context.workflowId,
+          runId: context.runId,
+          ownerId: context.caller.principalId,
+          status: context.status,
+          output: context.output ?? null,
+          error: context.error,
+        }),
+        // What waits on the end records its own failures: the run ends as it was going to either way.
+        onDone: [{ guard: 'endedCompleted', target: 'completed' }, { guard: 'endedFailed', target: 'failed' }, { target: 'canceled' }],
+        onError: [{ guard: 'endedCompleted', target: 'completed' }, { guard: 'endedFailed', target: 'failed' }, { target: 'canceled' }],
+      },
+    },
     completed: { type: 'final' },
     failed: { type: 'final' },
     canceled: { type: 'final' },

@@ -30,7 +30,7 @@ const load = {
 
 /** The whole usage text: the usage lines of every command, from the two modules that hold them and nothing else. */
 async function usage(): Promise<string> {
-  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE, AUTONOMY_USAGE, FILES_USAGE, SKILLS_USAGE, WORKFLOWS_USAGE, SCHEDULES_USAGE, BUILDS_USAGE, MODEL_USAGE, VIZ_USAGE, DEV_CERT_USAGE, PLUGINS_USAGE }] = await Promise.all([
+  const [{ ADMIN_USAGE, AGENTS_USAGE, GATEWAYS_USAGE }, { AGENT_SEND_USAGE, TASKS_USAGE, AUTONOMY_USAGE, FILES_USAGE, SKILLS_USAGE, WORKFLOWS_USAGE, SCHEDULES_USAGE, TRIGGERS_USAGE, BUILDS_USAGE, MODEL_USAGE, VIZ_USAGE, DEV_CERT_USAGE, PLUGINS_USAGE }] = await Promise.all([
     load.adminUsage(),
     load.usage(),
   ]);
@@ -50,6 +50,7 @@ ${FILES_USAGE}
 ${SKILLS_USAGE}
 ${WORKFLOWS_USAGE}
 ${SCHEDULES_USAGE}
+${TRIGGERS_USAGE}
 ${BUILDS_USAGE}
 ${GATEWAYS_USAGE}
 ${AGENTS_USAGE}
@@ -114,6 +115,8 @@ async function main(argv: string[]) {
       return (await load.builds()).buildsCli(rest);
     case 'schedules':
       return (await load.schedules()).schedulesCli(rest);
+    case 'triggers':
+      return (await load.schedules()).triggersCli(rest);
     case 'workflows':
       return (await load.workflows()).workflowsCli(rest);
     case 'runs':

@@ -23,7 +23,7 @@ import { systemClock, type Clock } from './core/clock/index.ts';
 import { urls, type PlatformConfig } from './core/config/index.ts';
 import { createSkills, skillToolSource, type Skills } from './skills/index.ts';
 import { createWorkflowRuns, createWorkflows, workflowRunProjection, type WorkflowRuns, type Workflows } from './workflows/index.ts';
-import { createSchedules, scheduleProjection, schedulerPort, type Schedules } from './schedules/index.ts';
+import { createSchedules, createTriggers, scheduleProjection, schedulerPort, type Schedules, type Triggers } from './schedules/index.ts';
 import { createAgentTokens, createAuthenticator, createDeviceFlow, createIdentityLinks, createTokenSigner, deviceSessionProjection, randomSecret, type AgentTokens, type Authenticator, type DeviceFlow, type IdentityLinks, type TokenSigner } from './identity/index.ts';
 import { createAccountStatus, createBilling, type AccountStatus, type Billing } from './accounts/index.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/index.ts';
@@ -74,6 +74,7 @@ export interface Services {
   agentJournals: AgentJournals;
   /** Schedules: future runs of agents (Schedule actors), made by the Scheduler built-in, listed and canceled by people. */
   schedules: Schedules;
+  triggers: Triggers;
   /** Outside identities linked to principals (link codes and `POST /v1/identity/verify`). */
   identityLinks: IdentityLinks;
   /** Skills: SKILL.md bundles that agents bound to them read on demand. */
@@ -185,14 +186,15 @@ export async function createServices(opts: {
     if (!builderFeatures) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the builders are not running yet');
     return builderFeatures;
   });
-  // The Scheduler built-in runs over schedules, which are actors of the host built below.
+  // The Scheduler built-in runs over schedules, which are actors of the host built below, and triggers.
   let scheduleFeature: Schedules | null = null;
+  const connectorSealer = sealer(secret);
+  const triggers = createTriggers({ store, sealer: connectorSealer, agents: agentRuntime, agentUrl: u.agent, now });
   const scheduler = schedulerPort(() => {
     if (!scheduleFeature) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the actor runtime is not running yet');
     return scheduleFeature;
-  });
+  }, () => triggers);
   const builtins = builtinToolSource({ store, tasks, workspacesDir: config.workspacesDir, search, egress: builtinEgress, chromiumPath: config.chromiumPath, builders, scheduler });
-  const connectorSealer = sealer(secret);
   const connectors = connectorToolSource({ store, sealer: connectorSealer, egress: builtinEgress, now });
   // Workflows' tools start runs, which are actors of the host built below: read when a tool is called.
   let workflowRuns: WorkflowRuns | null = null;
@@ -242,6 +244,8 @@ export async function createServices(opts: {
     policy: autonomy.policy,
     gates,
     now,
+    // A run's end starts the runs of the agents' workflow triggers waiting for it.
+    onRunEnded: (e, signal) => triggers.workflowEnded(e, signal),
   });
   workflowRuns = runs;
   const builds = createPluginBuilds({
@@ -375,6 +379,7 @@ export async function createServices(opts: {
     agentHomes: createAgentHomes({ workspacesDir: config.workspacesDir, store, journals }),
     agentJournals: journals,
     schedules,
+    triggers,
     identityLinks: createIdentityLinks({ store, now }),
     skills,
     workflows,

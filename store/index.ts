@@ -22,6 +22,7 @@ import { builtinBindingsRepo } from './builtins-repo.ts';
 import { memoriesRepo } from './memories-repo.ts';
 import { journalRepo } from './journal-repo.ts';
 import { schedulesRepo } from './schedules-repo.ts';
+import { triggersRepo } from './triggers-repo.ts';
 import { connectorsRepo } from './connectors-repo.ts';
 import { attachmentsRepo } from './attachments-repo.ts';
 import { identityLinksRepo } from './identity-links-repo.ts';
@@ -59,6 +60,7 @@ export type * from './journal-repo.ts';
 export { JOURNAL_KINDS, JOURNAL_LIMITS } from './journal-repo.ts';
 export type * from './schedules-repo.ts';
 export { scheduleRowWrite } from './schedules-repo.ts';
+export type * from './triggers-repo.ts';
 export { migrate, loadMigrations, setupSteps } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
@@ -96,6 +98,7 @@ export function repositories(q: Queryable) {
     memories: memoriesRepo(q),
     journal: journalRepo(q),
     schedules: schedulesRepo(q),
+    triggers: triggersRepo(q),
     connectors: connectorsRepo(q),
     attachments: attachmentsRepo(q),
     identityLinks: identityLinksRepo(q),

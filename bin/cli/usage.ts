@@ -80,6 +80,11 @@ export const SCHEDULES_USAGE = `  platform schedules list [--agent <id>] [--stat
                                                          agents' schedules (yours; admins and owners: everyone's)
   platform schedules show <id> [--json]                  one schedule: next run, runs, last task
   platform schedules cancel <id> [--json]                it runs no more`;
+export const TRIGGERS_USAGE = `  platform triggers list [--agent <id>] [--limit n] [--cursor c] [--json]
+                                                         agents' triggers: signed webhooks, workflow runs' ends
+  platform triggers show <id> [--json]                   one trigger: its url or workflow, how often it fired
+  platform triggers delete <id>                          nothing starts from it again
+  platform triggers rotate-secret <id> [--json]          a webhook's new signing secret (shown once)`;
 
 export const BUILDS_USAGE = `  platform builds create --name n --source <plugin.js> --wit <world.wit> --world w [--config platform.yaml]
                          [--description d] [--wait] [--json]      build a plugin from JavaScript (componentize-js)

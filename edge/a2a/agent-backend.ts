@@ -1,10 +1,10 @@
 import { pushBackendMethods, type A2aStreamResponse, type AgentGateway, type PushConfigs, type SendHooks } from '../../runtime/index.ts';
 import type { A2aBackend, A2aCallContext } from './backend.ts';
 import type { SendMessageParams } from './schemas.ts';
-import { tagGates } from './gate-tagging.ts';
+import { tagExtensions } from './extension-tagging.ts';
 
 async function* tagged(frames: AsyncIterable<A2aStreamResponse>, extensions: readonly string[]): AsyncGenerator<A2aStreamResponse> {
-  for await (const f of frames) yield tagGates(f, extensions);
+  for await (const f of frames) yield tagExtensions(f, extensions);
 }
 
 /**
@@ -20,11 +20,11 @@ export function agentBackend(agents: AgentGateway, push: PushConfigs): A2aBacken
     return { onTask: (taskId) => push.create({ ...inline, taskId }, ctx) };
   };
   return {
-    sendMessage: async (p, ctx) => tagGates(await agents.sendMessage(p, ctx, hooks(p, ctx)), ctx.extensions),
+    sendMessage: async (p, ctx) => tagExtensions(await agents.sendMessage(p, ctx, hooks(p, ctx)), ctx.extensions),
     sendStreamingMessage: (p, ctx) => tagged(agents.sendStreamingMessage(p, ctx, hooks(p, ctx)), ctx.extensions),
     streamRun: (p, ctx) => agents.streamRun(p, ctx, hooks(p, ctx)),
-    getTask: async (p, ctx) => tagGates({ task: await agents.getTask(p, ctx) }, ctx.extensions).task,
-    listTasks: async (p, ctx) => tagGates(await agents.listTasks(p, ctx), ctx.extensions),
+    getTask: async (p, ctx) => tagExtensions({ task: await agents.getTask(p, ctx) }, ctx.extensions).task,
+    listTasks: async (p, ctx) => tagExtensions(await agents.listTasks(p, ctx), ctx.extensions),
     cancelTask: (p, ctx) => agents.cancelTask(p, ctx),
     subscribeToTask: (p, ctx) => tagged(agents.subscribeToTask(p, ctx), ctx.extensions),
     ...pushBackendMethods(push),

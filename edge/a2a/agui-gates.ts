@@ -1,5 +1,5 @@
 import type { Interrupt, ResumeEntry } from '@ag-ui/core';
-import { GATE_DECISION, PlatformError } from '../../runtime/index.ts';
+import { FORM, FORM_RESPONSE, formOf, GATE_DECISION, PlatformError } from '../../runtime/index.ts';
 import type { A2aBackend, A2aCallContext } from './backend.ts';
 import type { Message, Task } from './schemas.ts';
 
@@ -13,6 +13,10 @@ import type { Message, Task } from './schemas.ts';
  * task and context ids. A resume entry is `{interruptId, status: 'resolved', payload: {decision: 'approve' | 'deny'}}`
  * (or the decision as a bare string; `argumentsHash` may be echoed from the interrupt and is the gate's own when
  * omitted); `status: 'cancelled'` denies the call.
+ *
+ * Forms (the Forms built-in) are interrupts too: the interrupt's id is the form's, `responseSchema` its JSON Schema,
+ * `metadata` the form and its A2UI messages; the resume entry's payload is the values (or `{values}`), sent to the task
+ * as a `platform.form_response` data part and checked there.
  */
 
 
@@ -57,6 +61,23 @@ export const messageText = (m: Message | undefined) => (m?.parts ?? []).flatMap(
 export function interruptOf(task: { id: string; contextId: string; state: string; message: Message | undefined }): Interrupt {
   const gate = gateOf(task.message);
   const text = messageText(task.message);
+  const form = gate ? null : formOf(task.message);
+  if (form) {
+    const parts = task.message?.parts ?? [];
+    return {
+      id: form.formId,
+      reason: 'input_required',
+      ...(text ? { message: text } : {}),
+      toolCallId: form.formId,
+      responseSchema: form.spec.schema,
+      metadata: {
+        [FORM]: parts.map((p) => (isObject(p.data) ? p.data[FORM] : undefined)).find((f) => f !== undefined),
+        a2ui: parts.filter((p) => p.mediaType === 'application/json+a2ui').map((p) => p.data),
+        taskId: task.id,
+        contextId: task.contextId,
+      },
+    };
+  }
   if (!gate) {
     return { id: `${task.id}:input`, reason: task.state === 'TASK_STATE_AUTH_REQUIRED' ? 'auth_required' : 'input_required', ...(text ? { message: text } : {}), metadata: { taskId: task.id, contextId: task.contextId } };
   }
@@ -76,11 +97,11 @@ export function interruptOf(task: { id: string; contextId: string; state: string
   };
 }
 
-/** An open gate of a thread: the task waiting on it, and its payload. */
+/** An open gate or form of a thread: the task waiting on it, and the gate's payload (null for a form). */
 export interface OpenGate {
   taskId: string;
   contextId: string;
-  gate: GatePayload;
+  gate: GatePayload | null;
 }
 
 const unknownInterrupt = (id: string, threadId: string) =>
@@ -94,6 +115,7 @@ export async function openGate(backend: Pick<A2aBackend, 'listTasks'>, ctx: A2aC
     for (const t of page.tasks as Task[]) {
       const gate = gateOf(t.status.message);
       if (gate?.gateId === interruptId) return { taskId: t.id, contextId: t.contextId, gate };
+      if (!gate && formOf(t.status.message)?.formId === interruptId) return { taskId: t.id, contextId: t.contextId, gate: null };
     }
     pageToken = page.nextPageToken || undefined;
   } while (pageToken);
@@ -112,8 +134,14 @@ export function decisionOf(entry: ResumeEntry, gate: GatePayload): { decision: s
   return { decision, argumentsHash: hash };
 }
 
-/** The A2A gate-decision message a resume entry becomes (sent to the waiting task, in its context). */
+/** The A2A message a resume entry becomes (sent to the waiting task, in its context): a gate decision or a form's values. */
 export function gateDecisionMessage(entry: ResumeEntry, open: OpenGate, messageId: string) {
+  if (!open.gate) {
+    if (entry.status === 'cancelled') throw new PlatformError('AGUI_INVALID_INPUT', `resume[0]: interrupt ${entry.interruptId} is a form: resolve it with its values as the payload (or cancel the task)`);
+    const p: unknown = entry.payload;
+    const values = isObject(p) && Object.keys(p).length === 1 && isObject(p.values) ? p.values : p;
+    return { messageId, role: 'ROLE_USER', taskId: open.taskId, contextId: open.contextId, parts: [{ data: { [FORM_RESPONSE]: { form_id: entry.interruptId, values } }, mediaType: 'application/json' }] };
+  }
   const { decision, argumentsHash } = decisionOf(entry, open.gate);
   return {
     messageId,

@@ -10,6 +10,7 @@ import { gateDecisionMessage, openGate } from './agui-gates.ts';
 import { readRunInput, userTurn } from './agui-input.ts';
 import type { A2aBackend, A2aCallContext, RunEvent } from './backend.ts';
 import { readParams } from './protojson.ts';
+import { EXTENSIONS } from './card.ts';
 import { SendMessageParamsSchema, type SendMessageParams } from './schemas.ts';
 
 /**
@@ -66,8 +67,8 @@ export function aguiRoute(deps: AguiRouteDeps) {
       const input = readRunInput(await deps.body(request, agent.accountId, abort.signal, base64));
       const backend = deps.backend;
       if (!backend) throw new PlatformError('A2A_UNSUPPORTED_OPERATION', 'this agent gateway has no agent runtime: AG-UI runs arrive with it');
-      // AG-UI negotiates no A2A extension: gate messages reach it untagged.
-      const ctx: A2aCallContext = { ...caller, extensions: [], signal: abort.signal };
+      // AG-UI negotiates no A2A extension: gate messages reach it untagged; a form reaches it whole (as an interrupt).
+      const ctx: A2aCallContext = { ...caller, extensions: [EXTENSIONS.a2ui], signal: abort.signal };
       const params: SendMessageParams = readParams(SendMessageParamsSchema, await runMessage(input, backend, ctx), { base64 });
       const events = backend.streamRun ? backend.streamRun(params, ctx) : backend.sendStreamingMessage(params, ctx);
       const it = events[Symbol.asyncIterator]();

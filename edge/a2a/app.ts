@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import { isPlatformError, PlatformError, ttlCache, type Services } from '../../runtime/index.ts';
+import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
 import { lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
@@ -18,6 +18,7 @@ import { checkVersion, extensionsEcho, negotiateExtensions } from './negotiation
 import { declaredLength, readBody } from './read-body.ts';
 import { loadParamChecks } from './protojson.ts';
 import type { StreamResponse } from './schemas.ts';
+import { isTrigger, sendTriggerError, triggerRoute, triggerTooLarge, type TriggerBody } from './trigger-route.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +27,7 @@ declare module 'fastify' {
 }
 
 export interface A2aAppOptions {
-  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'accountStatus' | 'tasks'>;
+  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'accountStatus' | 'tasks' | 'triggers'>;
   logger: Logger;
   serverFactory?: FastifyServerFactory;
   admit: A2aAdmit;
@@ -52,7 +53,7 @@ const JSON_BODY = new URL('./json-body.ts', import.meta.url);
 const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'A2A_BODY_TOO_LARGE' } as const;
 
 /** A body as the content-type parsers leave it: parsed when small, bytes to parse after admission otherwise. */
-type Body = ParsedBody | { ok: false; reason: 'media_type' } | { ok: 'later'; bytes: Buffer };
+type Body = ParsedBody | { ok: false; reason: 'media_type' } | { ok: 'later'; bytes: Buffer } | TriggerBody;
 
 const bodyTooLarge = () => new PlatformError('A2A_BODY_TOO_LARGE', `the request body is larger than ${BODY_LIMIT} bytes (28 MiB): files of up to 20 MiB fit inline as raw parts`);
 const aguiTooLarge = () => new PlatformError('AGUI_BODY_TOO_LARGE', `the run input is larger than ${AGUI_BODY_LIMIT} bytes (8 MiB): send only the new user message, files as url parts`);
@@ -97,20 +98,24 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
   const read = (request: FastifyRequest, payload: NodeJS.ReadableStream, keep: boolean) => {
     const length = declaredLength(request.headers['content-length']);
     if (isAgui(request)) return readBody(payload as Readable, { length, limit: AGUI_BODY_LIMIT, keep, tooLarge: aguiTooLarge });
+    // A trigger delivery's bytes are kept whatever their type: its signature covers them as sent.
+    if (isTrigger(request)) return readBody(payload as Readable, { length, limit: TRIGGER_LIMITS.bodyBytes, keep: true, tooLarge: triggerTooLarge });
     return readBody(payload as Readable, { length, limit: BODY_LIMIT, keep, tooLarge: bodyTooLarge });
   };
   app.addContentTypeParser(JSON_TYPES, async (request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Body> => {
     const bytes = (await read(request, payload, true))!;
+    if (isTrigger(request)) return { ok: 'raw', bytes, json: true };
     return bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes };
   });
   app.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Body> => {
-    await read(request, payload, false);
+    const bytes = await read(request, payload, false);
+    if (isTrigger(request)) return { ok: 'raw', bytes: bytes!, json: false };
     return { ok: false, reason: 'media_type' };
   });
 
   /** The parsed body of an admitted request: a large one in the task pool, in the lane of the agent's account. */
   async function parsed(body: Body | undefined, accountId: string, signal: AbortSignal, base64: string[]): Promise<unknown> {
-    if (!body || (body.ok === false && body.reason === 'media_type')) {
+    if (!body || (body.ok === false && body.reason === 'media_type') || body.ok === 'raw') {
       throw new PlatformError('A2A_CONTENT_TYPE_NOT_SUPPORTED', 'Content type not supported: POST JSON-RPC requests with Content-Type: application/json');
     }
     let r: ParsedBody;
@@ -145,9 +150,10 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
     let e: unknown = err;
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = bodyTooLarge();
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = isTrigger(request) ? triggerTooLarge() : bodyTooLarge();
     else if (!isPlatformError(err) && err.statusCode && err.statusCode < 500) e = new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`);
     if (isAgui(request)) return sendAguiError(request, reply, e);
+    if (isTrigger(request)) return sendTriggerError(request, reply, e);
     const wire = wireErrorOf(e);
     if (wire.internal) request.log.error({ err }, 'a2a request failed');
     return sendError(reply, wire, bodyId(request));
@@ -157,6 +163,10 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     if (AGUI_PATHS.has(path)) {
       reply.header('allow', 'POST');
       return sendAguiError(request, reply, new PlatformError('A2A_METHOD_NOT_ALLOWED', `POST the AG-UI run input (not ${request.method})`));
+    }
+    if (isTrigger(request)) {
+      reply.header('allow', 'POST');
+      return sendTriggerError(request, reply, new PlatformError('A2A_METHOD_NOT_ALLOWED', `POST a trigger's deliveries (not ${request.method})`));
     }
     const e =
       path === '/' || path === '/stream'
@@ -251,6 +261,9 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     },
   });
   for (const path of AGUI_PATHS) app.post(path, agui);
+
+  // Trigger deliveries (issue 15 §3): signed by the sender, no credential. Their cap is the size parsed on arrival.
+  app.post<{ Params: { id: string } }>('/triggers/:id', triggerRoute({ triggers: () => services.triggers, parseJson: parseJsonBody }));
 
   await app.ready();
   return app;

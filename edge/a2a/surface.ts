@@ -7,7 +7,7 @@ import type { A2aBackend } from './backend.ts';
 import { agentBackend } from './agent-backend.ts';
 
 /** The services the agent gateway uses: the composition root hands it these and no others. */
-export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks', 'agents', 'push'] as const;
+export const A2A_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'accountStatus', 'agentTokens', 'tasks', 'agents', 'push', 'triggers'] as const;
 export type A2aServices = Pick<Services, (typeof A2A_SERVICES)[number]>;
 
 /**

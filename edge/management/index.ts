@@ -14,6 +14,7 @@ import { identityRoutes } from './identity-routes.ts';
 import { skillRoutes } from './skill-routes.ts';
 import { workflowRoutes } from './workflow-routes.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
+import { triggerRoutes } from './trigger-routes.ts';
 import { buildRoutes } from './build-routes.ts';
 import multipart from '@fastify/multipart';
 import { devicePage } from './device-page.ts';
@@ -41,7 +42,7 @@ export { METRICS_PATH } from './metrics-route.ts';
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** The services the management surface uses: the composition root hands it these and no others. */
-export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'authenticate', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'agentJournals', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'schedules', 'pluginBuilds', 'metrics'] as const;
+export const MANAGEMENT_SERVICES = ['config', 'urls', 'store', 'signer', 'clock', 'accountStatus', 'authenticate', 'deviceFlow', 'actors', 'bus', 'admin', 'tasks', 'gates', 'autonomy', 'fileLinks', 'agentHomes', 'agentJournals', 'identityLinks', 'skills', 'workflows', 'workflowRuns', 'schedules', 'triggers', 'pluginBuilds', 'metrics'] as const;
 export type ManagementServices = Pick<Services, (typeof MANAGEMENT_SERVICES)[number]>;
 
 /** The management API app (host `api.<domain>` and the bare domain). */
@@ -92,6 +93,7 @@ export async function managementApp(opts: {
   skillRoutes(app, opts.services);
   workflowRoutes(app, opts.services);
   scheduleRoutes(app, opts.services);
+  triggerRoutes(app, opts.services);
   buildRoutes(app, opts.services);
   devicePage(app, opts.services);
   viewerPage(app, opts.services, opts.state);

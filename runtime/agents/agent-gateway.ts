@@ -8,6 +8,8 @@ import { isFrame, type RunEvent } from './run-tools.ts';
 import { addressOf, launchRun, messageReused, prepareRun, threadScopeOf, type PreparedRun, type RunStartDeps, type StartedRun } from './run-start.ts';
 import { DEFAULT_HISTORY, historyOf, pageToken, readPageToken, taskView } from './task-views.ts';
 import { gateDecisionOf, rejectionMessage, submitDecision, type GateDecisionPart } from './gate-resume.ts';
+import { formAnswerOf, submitForm } from './form-resume.ts';
+import { withoutForm } from './form-messages.ts';
 import type { ApprovalGates } from '../approvals/index.ts';
 
 export interface AgentGatewayDeps {
@@ -80,6 +82,23 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     return { rejected: rejected ? rejectionMessage(params, d.gateId, rejected) : null, run };
   }
 
+  /**
+   * A message that resumes a task waiting on a human: a gate decision, or a form's values. Taken, the run resumes
+   * and is followed as a send's would be; refused, the agent's answer says why (the task still waits). Null: an
+   * ordinary message.
+   */
+  async function resumption(params: A2aSendParams, c: A2aCaller) {
+    const decision = gateDecisionOf(params.message);
+    if (decision) return decide(params, c, decision);
+    const m = params.message;
+    const found = m.taskId ? await deps.store.agentTasks.get(scopeOf(c), m.taskId) : null;
+    const row = found && found.visible && found.ownerId === c.principalId ? found : null;
+    const answer = formAnswerOf(m, row);
+    if (!answer || !row) return null;
+    const run = { address: addressOf(scopeOf(c), row.id), taskId: row.id, contextId: row.contextId, scope: scopeOf(c) };
+    return { rejected: await submitForm(deps, c, params, run.address, answer), run };
+  }
+
   /** The caller's visible task, or A2A_TASK_NOT_FOUND. */
   async function ownTask(c: A2aCaller, id: string) {
     const row = await deps.store.agentTasks.get(scopeOf(c), id);
@@ -129,11 +148,11 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   }
 
   async function* stream(params: A2aSendParams, c: A2aCaller, hooks: SendHooks, withTools: boolean): AsyncGenerator<RunEvent> {
-    const decision = gateDecisionOf(params.message);
-    if (decision) {
-      const { rejected, run } = await decide(params, c, decision);
+    const resumed = await resumption(params, c);
+    if (resumed) {
+      const { rejected, run } = resumed;
       if (rejected) {
-        // One update, not final: the task still waits on its gate.
+        // One update, not final: the task still waits on its gate or form.
         yield { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: new Date(deps.now()).toISOString(), message: rejected } } };
       } else if (!withTools) yield* frames(run);
       else yield* runEvents({ follow: deps.follow, store: deps.store }, run.address, run.scope, run, { tools: { thread: threadScopeOf(c) } });
@@ -160,15 +179,17 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     const scope = { accountId: ref.accountId, agentId: ref.agentId };
     const row = await deps.store.agentTasks.get(scope, ref.taskId);
     if (!row || !row.visible) return null;
-    return taskView(row, { artifacts: true, history: await historyOf(deps.store, { ...scope, ownerId: row.ownerId }, row, undefined) });
+    const t = taskView(row, { artifacts: true, history: await historyOf(deps.store, { ...scope, ownerId: row.ownerId }, row, undefined) });
+    // A push request negotiated no extension: a form reaches it as its text request.
+    return { ...t, status: { ...t.status, ...(t.status.message ? { message: withoutForm(t.status.message) } : {}) }, ...(t.history ? { history: t.history.map(withoutForm) } : {}) };
   }
 
   return {
     /** Waits for the run's end (or an interrupt) unless `returnImmediately`; a bare reply answers as a message. */
     async sendMessage(params: A2aSendParams, c: A2aCaller, hooks: SendHooks = {}): Promise<{ task: A2aTask } | { message: A2aMessage }> {
-      const decision = gateDecisionOf(params.message);
-      if (decision) {
-        const { rejected, run } = await decide(params, c, decision);
+      const resumed = await resumption(params, c);
+      if (resumed) {
+        const { rejected, run } = resumed;
         if (rejected) return { message: rejected };
         for await (const _ of frames(run)) if (c.signal.aborted) break;
         return { task: await snapshot(c, run.taskId, params.configuration?.historyLength) };

@@ -11,6 +11,8 @@ import { agentTaskAddressOf } from '../../actors/index.ts';
 import { taskKey } from './task-views.ts';
 import { runHistories } from './run-histories.ts';
 import { HISTORY_WINDOW, modelMessages, type ToolCallsBody, type ToolResultsBody } from './thread-history.ts';
+import { formMessage } from './form-messages.ts';
+import type { FormSpec } from '../builtins/index.ts';
 
 /** What a tool result may put into the model's context; longer output is cut (the model is told so). */
 const MAX_TOOL_OUTPUT = 64 * 1024;
@@ -169,13 +171,29 @@ export function agentSteps(deps: AgentStepDeps) {
     const caller = callerOf(input);
     // Every call is decided before any runs: a call that needs a human stops the round before anything ran, and the
     // round runs again, whole, once the human decided.
-    const plan: { call: ToolCallPlan; entry?: ToolEntry; refused?: string }[] = [];
+    const plan: { call: ToolCallPlan; entry?: ToolEntry; refused?: string; answer?: unknown }[] = [];
+    const thread = { contextId: input.contextId, taskId: input.taskId };
     for (const call of input.calls) {
       ctx.progress({ step: input.step, toolCall: call });
       const entry = tools.get(call.name);
       if (!entry) {
         plan.push({ call, refused: `There is no tool named ${call.name} bound to this agent.` });
         continue;
+      }
+      // A form is the user's to answer: the round stops at it (nothing ran yet) until the values arrive, which are then
+      // the call's result. The built-in's own run only checks the form the model asked for.
+      if (entry.origin.kind === 'builtin' && entry.origin.family === 'forms') {
+        if (input.forms && Object.hasOwn(input.forms, call.id)) {
+          plan.push({ call, entry, answer: input.forms[call.id] });
+          continue;
+        }
+        const checked = await entry.invoke(caller, call.args ?? {}, { anchor: null, signal: ctx.signal, thread });
+        if (checked.isError) {
+          plan.push({ call, entry, refused: checked.message });
+          continue;
+        }
+        const spec = (checked.value as { form: FormSpec }).form;
+        return { results: [], at: iso(deps.now()), form: { toolCallId: call.id, message: formMessage(spec, call.id, thread) } };
       }
       const human = input.approvals?.[call.id];
       if (human) {
@@ -210,12 +228,16 @@ export function agentSteps(deps: AgentStepDeps) {
       ctx.progress({ step: input.step, toolResult: r });
     };
     try {
-    for (const { call, entry, refused } of plan) {
+    for (const { call, entry, refused, answer } of plan) {
       if (refused !== undefined || !entry) {
         settle({ id: call.id, name: call.name, isError: true, output: refused ?? '' });
         continue;
       }
-      const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal, thread: { contextId: input.contextId, taskId: input.taskId } });
+      if (answer !== undefined) {
+        settle({ id: call.id, name: call.name, isError: false, output: cut(JSON.stringify({ submitted: answer })) });
+        continue;
+      }
+      const r = await entry.invoke(caller, call.args ?? {}, { anchor: workspaceAnchor('agent', input.agentId, caller.principalId), signal, thread });
       if (timedOut()) throw new PlatformError('AGENT_STEP_TIMEOUT', `the tool ${call.name} did not finish within ${deps.stepTimeoutMs / 1000} s`);
       if (ctx.signal.aborted) throw new PlatformError('PLT_ACTOR_HOST_STOPPED', 'the run was canceled');
       settle({ id: call.id, name: call.name, isError: r.isError, output: cut(r.isError ? r.message : typeof r.value === 'string' ? r.value : JSON.stringify(r.value ?? null)) });

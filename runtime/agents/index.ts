@@ -11,3 +11,4 @@ export { isFrame, type RunEvent, type RunToolCall, type RunToolResult } from './
 export { createFileLinks, FILE_LINK_TTL, type FileLinks, type FileLink, type FileLinkClaims } from './file-links.ts';
 export { createAgentHomes, HOME_LIST_LIMIT, type AgentHomes, type HomeEntry, type HomeRef } from './agent-home.ts';
 export { createAgentJournals, renderDay, JOURNAL_DIR, JOURNAL_VIEW_LIMITS, type AgentJournals } from './agent-journal.ts';
+export { FORM, FORM_RESPONSE, FORM_RESPONSE_REJECTED, A2UI_MEDIA_TYPE, formOf, showsForm, withoutForm } from './form-messages.ts';

@@ -91,7 +91,7 @@ export async function* runEvents(
           yield { task };
           yield* await told();
           // Waiting on a human already — unless on the gate just decided, whose outcome is on its way to the task.
-          if (INTERRUPTED.has(c.state) && c.gate?.gateId !== run.resumedGate) return;
+          if (INTERRUPTED.has(c.state) && (c.gate === null || c.gate.gateId !== run.resumedGate)) return;
         }
         continue;
       }

@@ -44,6 +44,9 @@ export interface Scheduler {
   create(caller: Caller, agentId: string, r: { message: string; at?: string; delaySeconds?: number; cron?: string; timezone?: string; contextId?: string; originTaskId?: string }): Promise<unknown>;
   list(caller: Caller, agentId: string): Promise<unknown>;
   cancel(caller: Caller, agentId: string, id: string): Promise<unknown>;
+  createTrigger(caller: Caller, agentId: string, r: { kind: string; message: string; workflowId?: string; events?: string[]; contextId?: string; originTaskId?: string }): Promise<unknown>;
+  listTriggers(caller: Caller, agentId: string): Promise<unknown>;
+  deleteTrigger(caller: Caller, agentId: string, id: string): Promise<unknown>;
 }
 
 /**

@@ -8,3 +8,4 @@ export { searxngProvider, type WebSearchProvider, type WebResult } from './searc
 export { runJavascript } from './run-javascript.ts';
 export { JOURNAL, timeBound } from './journal.ts';
 export { JOURNAL_KINDS, JOURNAL_LIMITS } from '../../store/index.ts';
+export { FORMS, FORM_LIMITS, formSpecOf, formProblems, type FormSpec, type FormField } from './forms.ts';

@@ -1,6 +1,7 @@
-import type { ScheduleRow } from '../../store/index.ts';
+import type { ScheduleRow, TriggerRow } from '../../store/index.ts';
 import { asToolError, BuiltinToolError, type Scheduler } from '../builtins/index.ts';
 import type { Schedules } from './schedules.ts';
+import { TRIGGER_HEADERS, type Triggers } from './triggers.ts';
 
 /** A schedule as the agent's model reads it. */
 export const scheduleView = (r: ScheduleRow) => ({
@@ -16,11 +17,23 @@ export const scheduleView = (r: ScheduleRow) => ({
   ...(r.lastError ? { last_error: r.lastError } : {}),
 });
 
+/** A trigger as the agent's model reads it (a webhook's secret only in the answer that made it). */
+export const triggerView = (t: TriggerRow, url: string | null) => ({
+  id: t.id,
+  kind: t.kind,
+  ...(t.kind === 'webhook' ? { url } : { workflow_id: t.workflowId, on: t.events }),
+  message: t.message,
+  thread: t.contextId,
+  fires: t.fires,
+  last_task_id: t.lastTaskId,
+  ...(t.lastError ? { last_error: t.lastError } : {}),
+});
+
 /**
  * The Scheduler built-in's operations over the schedules feature (runtime/builtins/scheduler.ts names them). The
  * feature is read when a tool is called: it is built after the built-ins' tool source.
  */
-export function schedulerPort(schedules: () => Schedules): Scheduler {
+export function schedulerPort(schedules: () => Schedules, triggers: () => Triggers): Scheduler {
   return {
     create: (caller, agentId, r) => asToolError(async () => scheduleView(await schedules().create(caller, agentId, r))),
     list: (caller, agentId) =>
@@ -35,6 +48,28 @@ export function schedulerPort(schedules: () => Schedules): Scheduler {
         const r = await schedules().get(caller, id);
         if (r.agentId !== agentId) throw new BuiltinToolError(`no schedule ${id} of this agent`);
         return scheduleView(await schedules().cancel(caller, id));
+      }),
+    createTrigger: (caller, agentId, r) =>
+      asToolError(async () => {
+        const { trigger, url, secret } = await triggers().create(caller, agentId, { ...r, kind: r.kind as TriggerRow['kind'] });
+        if (!secret) return triggerView(trigger, url);
+        return {
+          ...triggerView(trigger, url),
+          secret,
+          signing: `POST the event to url with headers ${TRIGGER_HEADERS.timestamp}: <Unix seconds> and ${TRIGGER_HEADERS.signature}: sha256=<hex HMAC-SHA256 of "{timestamp}.{raw body}" under secret>. The secret is shown this once: give it to the user for the sender's settings.`,
+        };
+      }),
+    listTriggers: (caller, agentId) =>
+      asToolError(async () => {
+        const rows = await triggers().list(caller, { agentId, limit: 100 });
+        return { triggers: await Promise.all(rows.map(async (t) => triggerView(t, await triggers().urlOf(t)))) };
+      }),
+    deleteTrigger: (caller, agentId, id) =>
+      asToolError(async () => {
+        const t = await triggers().get(caller, id);
+        if (t.agentId !== agentId) throw new BuiltinToolError(`no trigger ${id} of this agent`);
+        await triggers().remove(caller, id);
+        return { id, deleted: true };
       }),
   };
 }

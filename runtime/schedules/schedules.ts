@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { scheduleAddressOf, type ScheduleContext, type ScheduleInput, type StartRunInput, type StartRunOutput } from '../../actors/index.ts';
-import { scheduleRowWrite, type Role, type ScheduleRow, type ScheduleRowStatus, type Store } from '../../store/index.ts';
+import { scheduleRowWrite, type ScheduleRow, type ScheduleRowStatus, type Store } from '../../store/index.ts';
 import type { ActorSystem, EffectContext, RowProjection } from '../core/actor-host/index.ts';
 import { isPlatformError, PlatformError } from '../core/errors/index.ts';
-import { callerSnapshot, hasAuthority, ROLES, type Caller } from '../identity/index.ts';
-import type { A2aCaller, AgentGateway } from '../agents/index.ts';
+import { callerSnapshot, hasAuthority, type Caller } from '../identity/index.ts';
+import type { AgentGateway } from '../agents/index.ts';
+import { startAgentRun } from './agent-run.ts';
 import { nextOccurrence, SCHEDULE_LIMITS, specOf, type WhenRequest } from './schedule-spec.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The lower of two roles: a run never has more authority than its creator had when they made the schedule. */
-const lower = (a: Role, b: Role): Role => (ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b);
 
 /** A schedule's row, from its actor's state (the projection written in each of its turns). */
 export const scheduleProjection: RowProjection = ({ after }) => {
@@ -31,7 +30,7 @@ export const scheduleProjection: RowProjection = ({ after }) => {
 export const occurrenceTaskId = (scheduleId: string, occurrence: number) => `schedule-${scheduleId}-${occurrence}`;
 
 export interface SchedulesDeps {
-  store: Pick<Store, 'schedules' | 'agents' | 'principals' | 'tx'>;
+  store: Pick<Store, 'schedules' | 'agents' | 'principals' | 'agentTasks' | 'tx'>;
   actors: () => ActorSystem;
   /** The agents' runs (built before the host that runs schedules; read when a schedule fires). */
   agents: () => Pick<AgentGateway, 'sendMessage'>;
@@ -65,35 +64,11 @@ export function createSchedules(deps: SchedulesDeps) {
     const at = iso(now);
     // After a long outage the missed occurrences run once, now, and the schedule goes on from the present.
     const nextAt = nextOccurrence(input.spec, Math.max(now, input.occurrence));
-    const stop = (error: string): StartRunOutput => ({ taskId: null, error, nextAt: null, keep: false, at });
-    const member = await deps.store.principals.get(input.accountId, input.caller.principalId);
-    if (!member || member.status !== 'active' || !member.role || !hasAuthority(member.role, 'execute')) {
-      return stop('the principal who made the schedule can no longer run the agent (removed, disabled, or without execute authority)');
-    }
-    if (!(await deps.store.agents.get(input.accountId, input.agentId))) return stop('the agent is gone');
     const taskId = occurrenceTaskId(input.scheduleId, input.occurrence);
-    const caller: A2aCaller = {
-      accountId: input.accountId,
-      agentId: input.agentId,
-      principalId: input.caller.principalId,
-      principalKind: input.caller.kind,
-      role: lower(member.role, input.caller.role as Role),
-      // A user's own credential never calls an agent (an agent token does, spec §5): the run is the user's, delegated.
-      via: input.caller.via === 'api_key' && input.caller.kind !== 'user' ? 'api_key' : 'agent_token',
-      ...(input.caller.actors?.length ? { actors: input.caller.actors } : {}),
-      signal: ctx.signal,
-    };
-    const message = { messageId: taskId, role: 'ROLE_USER' as const, parts: [{ text: input.message }], taskId, ...(input.contextId ? { contextId: input.contextId } : {}) };
-    try {
-      await deps.agents().sendMessage({ message, configuration: { returnImmediately: true, historyLength: 0 } }, caller);
-    } catch (err) {
-      // Started by an earlier attempt of this effect (a crash after the task was made): the occurrence has its task.
-      if (!isPlatformError(err, 'A2A_TASK_EXISTS')) {
-        if (!isPlatformError(err)) throw err;
-        return { taskId: null, error: `${err.code}: ${err.message}`, nextAt, keep: nextAt !== null, at };
-      }
-    }
-    return { taskId, error: null, nextAt, keep: true, at };
+    const r = await startAgentRun(deps, { accountId: input.accountId, agentId: input.agentId, maker: input.caller, taskId, parts: [{ text: input.message }], contextId: input.contextId, signal: ctx.signal });
+    if (r.ok) return { taskId, error: null, nextAt, keep: true, at };
+    if (r.gone) return { taskId: null, error: r.error, nextAt: null, keep: false, at };
+    return { taskId: null, error: r.error, nextAt, keep: nextAt !== null, at };
   }
 
   return {

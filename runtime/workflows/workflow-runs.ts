@@ -4,6 +4,8 @@ import {
   workflowRunAddressOf,
   type OpenGateInput,
   type OpenGateOutput,
+  type RunEndedInput,
+  type RunEndedOutput,
   type RunTarget,
   type RunToolInput,
   type RunToolOutput,
@@ -65,6 +67,8 @@ export interface WorkflowRunsDeps {
   policy: AutonomyPolicy;
   gates: Pick<ApprovalGates, 'open' | 'decide' | 'get'>;
   now: () => number;
+  /** What waits on a run's end (agents' workflow triggers, built with schedules after this feature). */
+  onRunEnded?: (e: RunEndedInput, signal: AbortSignal) => Promise<RunEndedOutput>;
 }
 
 const notFound = (id: string) => new PlatformError('WORKFLOW_RUN_NOT_FOUND', `no workflow run ${id} visible to this caller`);
@@ -116,7 +120,7 @@ export function createWorkflowRuns(deps: WorkflowRunsDeps) {
   }
 
   return {
-    effects: { runTool, openGate },
+    effects: { runTool, openGate, runEnded: (input: RunEndedInput, ctx: EffectContext): Promise<RunEndedOutput> => (deps.onRunEnded ? deps.onRunEnded(input, ctx.signal) : Promise.resolve({ started: 0 })) },
 
     /** Starts a run of a workflow for `caller` (execute authority), on the agent or gateway whose tools it calls. */
     async start(caller: Caller, workflowId: string, input: unknown, target: RunTarget | null): Promise<WorkflowRunRow> {

@@ -153,13 +153,13 @@ describe('approval gates as AG-UI interrupts (A2A-RPC-03), on constructed frames
       contextId: 'thread-1',
       parts: [{ data: { 'platform.gate_decision': { gateId: 'g-1', decision: 'approve', argumentsHash: 'sha256:ab12' } }, mediaType: 'application/json' }],
     });
-    expect(decisionOf({ interruptId: 'g-1', status: 'cancelled' }, open.gate)).toEqual({ decision: 'deny', argumentsHash: 'sha256:ab12' });
-    expect(decisionOf({ interruptId: 'g-1', status: 'resolved', payload: 'deny' }, open.gate)).toEqual({ decision: 'deny', argumentsHash: 'sha256:ab12' });
+    expect(decisionOf({ interruptId: 'g-1', status: 'cancelled' }, open.gate!)).toEqual({ decision: 'deny', argumentsHash: 'sha256:ab12' });
+    expect(decisionOf({ interruptId: 'g-1', status: 'resolved', payload: 'deny' }, open.gate!)).toEqual({ decision: 'deny', argumentsHash: 'sha256:ab12' });
     // A hash the client echoes is sent as it is: the gate checks it against the call's arguments.
-    expect(decisionOf({ interruptId: 'g-1', status: 'resolved', payload: { decision: 'approve', argumentsHash: 'sha256:other' } }, open.gate).argumentsHash).toBe('sha256:other');
+    expect(decisionOf({ interruptId: 'g-1', status: 'resolved', payload: { decision: 'approve', argumentsHash: 'sha256:other' } }, open.gate!).argumentsHash).toBe('sha256:other');
     let err: unknown;
     try {
-      decisionOf({ interruptId: 'g-1', status: 'resolved', payload: { decision: 'maybe' } }, open.gate);
+      decisionOf({ interruptId: 'g-1', status: 'resolved', payload: { decision: 'maybe' } }, open.gate!);
     } catch (e) {
       err = e;
     }

@@ -1,3 +1,4 @@
+import { EXTENSIONS } from '../../edge/a2a/card.ts';
 import { describe, expect, it } from 'vitest';
 import { request as undiciRequest } from 'undici';
 import type { A2aCallContext } from '../../edge/index.ts';
@@ -40,7 +41,8 @@ describe('the AG-UI route and the runtime seam (A2A-RPC-03)', () => {
     expect(sent!.params).toEqual({
       message: { messageId: 'u2', role: 'ROLE_USER', contextId: 'thread-7', parts: [{ text: 'second' }, { url: 'https://example.com/a.png', mediaType: 'image/png' }] },
     });
-    expect(sent!.ctx).toMatchObject({ accountId: node.p.node.demo!.accountId, via: 'api_key', extensions: [] });
+    // AG-UI negotiates no extension; forms reach it whole, as interrupts, so the runtime's answers are read as with A2UI.
+    expect(sent!.ctx).toMatchObject({ accountId: node.p.node.demo!.accountId, via: 'api_key', extensions: [EXTENSIONS.a2ui] });
     // A backend without streamRun still serves AG-UI (without tool events).
     expect(res.events.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_FINISHED']);
     expect(res.events.at(-1)).toEqual({ type: 'RUN_FINISHED', threadId: 'thread-7', runId: 'run-7', outcome: { type: 'success' }, result: { taskId: 't-9', contextId: 'thread-7', state: 'TASK_STATE_COMPLETED' } });

@@ -72,4 +72,20 @@ describe('AgentTask statechart', () => {
     expect(s.value).toBe('completed');
     expect(s.emitted.map((e) => e.type)).toEqual(['task.artifact', 'task.status']);
   });
+
+  it('[A2A-TASK-16] a round that stops at a form waits in awaitingInput (input required); only the values for that form take it back to the round', () => {
+    const formMessage = { messageId: 't1:form:c1', role: 'ROLE_AGENT' as const, parts: [{ text: 'Fill in the form' }], contextId: 'c1', taskId: 't1' };
+    const stopped = effectDone('callTools', { results: [], at: '2026-11-24T10:00:02.000Z', form: { toolCallId: 'c1', message: formMessage } });
+    const waiting = walk(agentTaskMachine, input, tools(), stopped);
+    expect(waiting.value).toEqual({ running: 'awaitingInput' });
+    expect(waiting.context).toMatchObject({ state: 'TASK_STATE_INPUT_REQUIRED', statusMessage: formMessage, form: { toolCallId: 'c1' } });
+    expect(waiting.emitted.at(-1)).toEqual({ type: 'task.status', state: 'TASK_STATE_INPUT_REQUIRED', at: '2026-11-24T10:00:02.000Z', message: formMessage });
+    const other = walk(agentTaskMachine, input, tools(), stopped, { type: 'FORM_SUBMITTED', toolCallId: 'c9', values: {}, at: '2026-11-24T10:00:03.000Z', by: 'p1' } as never);
+    expect(other.value).toEqual({ running: 'awaitingInput' });
+    const resumed = walk(agentTaskMachine, input, tools(), stopped, { type: 'FORM_SUBMITTED', toolCallId: 'c1', values: { name: 'Ada' }, at: '2026-11-24T10:00:03.000Z', by: 'p1' } as never);
+    expect(resumed.value).toEqual({ running: 'acting' });
+    expect(resumed.context).toMatchObject({ state: 'TASK_STATE_WORKING', statusMessage: null, form: null, forms: { c1: { name: 'Ada' } } });
+    const next = walk(agentTaskMachine, input, tools(), stopped, { type: 'FORM_SUBMITTED', toolCallId: 'c1', values: { name: 'Ada' }, at: '2026-11-24T10:00:03.000Z', by: 'p1' } as never, results);
+    expect(next.context.forms).toEqual({});
+  });
 });

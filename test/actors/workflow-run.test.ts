@@ -42,10 +42,13 @@ describe('WorkflowRun statechart', () => {
     expect(napping.value).toBe('sleeping');
     expect(napping.context.waitingFor).toEqual({ kind: 'timer', until: Date.parse('2026-11-24T10:00:31.000Z') });
     expect(workflowRunTimers(napping)).toEqual([{ key: 'wake', at: Date.parse('2026-11-24T10:00:31.000Z'), event: { type: 'WAKE', at: '2026-11-24T10:00:31.000Z' } }]);
-    const done = walk(workflowRunMachine, input(3), added(5), { type: 'WAKE', at: '2026-11-24T10:00:31.000Z' } as never);
+    const ending = walk(workflowRunMachine, input(3), added(5), { type: 'WAKE', at: '2026-11-24T10:00:31.000Z' } as never);
+    // Ended: what waits on the run's end (agents' workflow triggers) is told first, by the effect runEnded.
+    expect(ending.value).toBe('ending');
+    expect(ending.context).toMatchObject({ status: 'completed', output: { sum: 5, note: 'sum 5, ' }, updatedAt: '2026-11-24T10:00:31.000Z' });
+    expect(ending.emitted).toEqual([{ type: 'run.status', status: 'completed', step: 'done', at: '2026-11-24T10:00:31.000Z' }]);
+    const done = walk(workflowRunMachine, input(3), added(5), { type: 'WAKE', at: '2026-11-24T10:00:31.000Z' } as never, effectDone('runEnded', { started: 1 }));
     expect(done.value).toBe('completed');
-    expect(done.context).toMatchObject({ status: 'completed', output: { sum: 5, note: 'sum 5, ' }, updatedAt: '2026-11-24T10:00:31.000Z' });
-    expect(done.emitted).toEqual([{ type: 'run.status', status: 'completed', step: 'done', at: '2026-11-24T10:00:31.000Z' }]);
   });
 
   it('[SURF-13] an approval step waits on its gate; approved, a signal step waits; a wrong signal is refused, the right one goes on', () => {
@@ -67,7 +70,7 @@ describe('WorkflowRun statechart', () => {
   });
 
   it('[SURF-13] a denial without on_deny fails the run; a tool error takes on_error; an effect failure, a cancel and the step limit end it', () => {
-    const denied = walk(workflowRunMachine, input(9), added(11), gate, resolved('denied'));
+    const denied = walk(workflowRunMachine, input(9), added(11), gate, resolved('denied'), effectDone('runEnded', { started: 0 }));
     expect(denied.value).toBe('failed');
     expect(denied.context.error).toBe('step ask: the approval was denied by p1');
     const toolError = walk(workflowRunMachine, input(1), effectDone('runTool', { ok: false, error: 'boom', at: T0 }));
@@ -79,6 +82,16 @@ describe('WorkflowRun statechart', () => {
     const loop: WorkflowDefinition = { name: 'l', description: '', start: 'a', steps: { a: { type: 'branch', cases: [{ when: { path: 'input', op: 'exists' }, next: 'a' }], default: 'a' } } };
     const looped = walk(workflowRunMachine, input(1, { workflow: loop, maxTransitions: 20 }));
     expect(looped.context).toMatchObject({ status: 'failed', error: 'the run took 20 steps without ending (its step limit)', transitions: 20 });
+  });
+
+  it('[SURF-13] every end passes through ending, whose effect may fail without changing how the run ended; a cancel there changes nothing', () => {
+    const ending = walk(workflowRunMachine, input(9), added(11), gate, resolved('denied'));
+    expect(ending.value).toBe('ending');
+    expect(walk(workflowRunMachine, input(9), added(11), gate, resolved('denied'), { type: 'CANCEL', at: T0, by: 'p9' } as never).context).toMatchObject({ status: 'failed' });
+    const failedToTell = walk(workflowRunMachine, input(9), added(11), gate, resolved('denied'), effectFailed('runEnded', { code: 'PLT_INTERNAL', message: 'down' }));
+    expect([failedToTell.value, failedToTell.context.status]).toEqual(['failed', 'failed']);
+    const canceled = walk(workflowRunMachine, input(9), added(11), gate, { type: 'CANCEL', at: T0, by: 'p9' } as never, effectDone('runEnded', { started: 0 }));
+    expect(canceled.value).toBe('canceled');
   });
 
   it('templates: a lone placeholder keeps its type, placeholders in text become text, missing values are empty', () => {

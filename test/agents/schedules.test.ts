@@ -136,7 +136,7 @@ describe('the Scheduler built-in and schedules', () => {
     const made = (await invoke('schedule_run', maker, { message: 'reminder: later', delay_seconds: 1 })) as any;
     await p.node.services.store.db.query("update memberships set role = 'viewer' where principal_id = $1", [principal.id]);
     const s = await settled(made.value.id);
-    expect(s).toMatchObject({ status: 'failed', runs: 0, last_task_id: null, last_error: 'the principal who made the schedule can no longer run the agent (removed, disabled, or without execute authority)' });
+    expect(s).toMatchObject({ status: 'failed', runs: 0, last_task_id: null, last_error: 'the principal who made it can no longer run the agent (removed, disabled, or without execute authority)' });
   });
 
   it('[MCP-TOOLS-34] scheduling tools never reach an MCP gateway: binding them there is refused', async () => {

@@ -170,12 +170,13 @@ describe('platform login, whoami, capabilities list, logout', () => {
     const caps = await runCli(['capabilities', 'list', '--json'], env);
     expect(caps.code).toBe(0);
     // The platform's built-ins, then the demo tenant's own plugin.
-    expect(caps.json).toMatchObject({ total: 12, limit: 20, offset: 0 });
+    expect(caps.json).toMatchObject({ total: 13, limit: 20, offset: 0 });
     expect(caps.json.capabilities.map((c: { name: string; type: string; active_version: number }) => [c.name, c.type, c.active_version])).toEqual([
       ['Files', 'builtin', 1],
       ['Memory', 'builtin', 1],
       ['Journal', 'builtin', 1],
       ['Scheduler', 'builtin', 1],
+      ['Forms', 'builtin', 1],
       ['Code Runner', 'builtin', 1],
       ['Sandbox', 'builtin', 1],
       ['Web Search', 'builtin', 1],
@@ -186,7 +187,7 @@ describe('platform login, whoami, capabilities list, logout', () => {
       ['calc', 'plugin', 1],
     ]);
     const table = await runCli(['capabilities', 'list'], env);
-    expect(table.stdout).toContain('12 of 12');
+    expect(table.stdout).toContain('13 of 13');
     const out = await runCli(['logout'], env);
     expect(out.stdout).toContain('Logged out');
     expect(existsSync(file)).toBe(false);

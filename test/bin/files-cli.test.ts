@@ -111,4 +111,28 @@ describe('platform attachments, files, agents files|cat|quota, identity', () => 
     expect([again.code, again.stderr]).toEqual([1, `error: schedule ${made.value.id} has ended (canceled)\n`]);
     expect((await runCli(['schedules', 'show'], service)).code).toBe(2);
   }, 60_000);
+
+  it('lists, shows, rotates the secret of and deletes triggers', async () => {
+    const caller = await callerOf(p, p.node.demo!.serviceKey);
+    const made = await p.node.services.triggers.create(caller, agentId, { kind: 'webhook', message: 'ci finished' });
+    const id = made.trigger.id;
+    const [list, table, show] = await Promise.all([
+      runCli(['triggers', 'list', '--agent', agentId, '--json'], service),
+      runCli(['triggers', 'list'], owner),
+      runCli(['triggers', 'show', id, '--json'], service),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json.triggers.map((x: { id: string }) => x.id)).toEqual([id]);
+    expect(table.stdout).toMatch(new RegExp(`${id}\\s+webhook\\s+http://agent-demo\\.\\S+/triggers/${id}\\s+0`));
+    expect(show.json).toMatchObject({ id, kind: 'webhook', fires: 0, url: made.url });
+    const rotated = await runCli(['triggers', 'rotate-secret', id, '--json'], service);
+    expect([rotated.code, rotated.json.id]).toEqual([0, id]);
+    expect(rotated.json.secret).toMatch(/^whsec_/);
+    expect(rotated.json.secret).not.toBe(made.secret);
+    const deleted = await runCli(['triggers', 'delete', id], service);
+    expect([deleted.code, deleted.stdout]).toEqual([0, `deleted trigger ${id}\n`]);
+    const again = await runCli(['triggers', 'delete', id], service);
+    expect([again.code, again.stderr]).toEqual([1, `error: no trigger ${id} visible to this caller\n`]);
+    expect((await runCli(['triggers', 'show'], service)).code).toBe(2);
+  }, 60_000);
 });

@@ -36,6 +36,7 @@ describe('built-ins: Files, Memory and Code Runner on the demo gateway and the d
       ['builtin-memory', 'builtin', 'memory', 'Memory'],
       ['builtin-journal', 'builtin', 'journal', 'Journal'],
       ['builtin-scheduler', 'builtin', 'schedule', 'Scheduler'],
+      ['builtin-forms', 'builtin', 'form', 'Forms'],
       ['builtin-code-runner', 'builtin', 'run', 'Code Runner'],
       ['builtin-sandbox', 'builtin', 'sandbox', 'Sandbox'],
       ['builtin-web-search', 'builtin', 'web', 'Web Search'],

@@ -172,7 +172,7 @@ describe('the OpenAPI document of the management API', () => {
   });
 
   it('names the spec\'s resources as components, and every reference resolves', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'IdentityLink', 'JournalEntry', 'ManagementError', 'PluginBuild', 'PluginUploadResult', 'Schedule', 'Skill', 'TokenResponse', 'Workflow', 'WorkflowRun']);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'IdentityLink', 'JournalEntry', 'ManagementError', 'PluginBuild', 'PluginUploadResult', 'Schedule', 'Skill', 'TokenResponse', 'Trigger', 'Workflow', 'WorkflowRun']);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();

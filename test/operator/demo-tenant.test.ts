@@ -85,6 +85,7 @@ describe('the demo tenant of a first start: the calc plugin on the demo gateway 
       ['builtin-memory', 1],
       ['builtin-journal', 1],
       ['builtin-scheduler', 1],
+      ['builtin-forms', 1],
       ['builtin-code-runner', 1],
       ['builtin-sandbox', 1],
       ['builtin-web-search', 1],

@@ -100,9 +100,11 @@ describe('statechart viewer API', () => {
     expect(watch.status).toBe(200);
     expect((await watch.next())!.value).toBe('awaitingSignal');
     await p.call('POST', `/v1/workflow-runs/${run.id}/signal`, { headers: auth, json: { signal: 'go' } });
-    let last: Frame | null = null;
-    for (let f = await watch.next(); f; f = await watch.next()) last = f;
-    expect(last).toMatchObject({ value: 'completed', event: { type: 'SIGNAL' } });
+    const frames: Frame[] = [];
+    for (let f = await watch.next(); f; f = await watch.next()) frames.push(f);
+    // The signal ends the run (its status is completed); the run tells what waits on its end, then is final.
+    expect(frames[0]).toMatchObject({ value: 'ending', event: { type: 'SIGNAL' } });
+    expect(frames.at(-1)).toMatchObject({ value: 'completed' });
   });
 
   it('refuses a request without a credential (403)', async () => {
