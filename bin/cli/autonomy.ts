@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { apiUrl, credential } from './auth.ts';
 import { httpJson, type HttpResult } from './http.ts';
-import { CommandError, print, table, UsageError } from './output.ts';
+import { CommandError, print, printPage, table, UsageError } from './output.ts';
 import { AUTONOMY_USAGE } from './usage.ts';
 
 const auth = () => ({ authorization: `Bearer ${credential()}` });
@@ -65,10 +65,8 @@ export async function autonomyCli(argv: string[]) {
     const names = { agent: 'agent_id', gateway: 'gateway_id', user: 'principal_id', tool: 'tool', outcome: 'outcome', since: 'since', limit: 'limit', cursor: 'cursor' } as const;
     for (const [flag, param] of Object.entries(names)) if (values[flag as keyof typeof names] !== undefined) q.set(param, values[flag as keyof typeof names]!);
     const data = answer(await httpJson('GET', `${apiUrl(values['api-url'])}/v1/autonomy/decisions?${q}`, { headers: auth() })) as { decisions: Record<string, unknown>[]; next_cursor: string | null };
-    if (values.json) return print(data, true);
     const rows = data.decisions.map((d) => ({ ...d, target: `${(d.target as { kind: string }).kind}/${(d.target as { id: string }).id}` }));
-    process.stdout.write(table(rows, ['created_at', 'principal_id', 'tool', 'outcome', 'decided_by', 'surface', 'target', 'reason']));
-    if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+    return printPage(data, rows, ['created_at', 'principal_id', 'tool', 'outcome', 'decided_by', 'surface', 'target', 'reason'], Boolean(values.json));
     return;
   }
   throw new UsageError(`platform autonomy: expected get, set or decisions\n${AUTONOMY_USAGE}`);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { api, common, query } from './files.ts';
-import { CommandError, print, table, UsageError } from './output.ts';
+import { CommandError, print, printPage, UsageError } from './output.ts';
 import { BUILDS_USAGE } from './usage.ts';
 
 const read = (file: string, flag: string) => {
@@ -52,9 +52,7 @@ export async function buildsCli(argv: string[]) {
     }
     case 'list': {
       const data = await api('GET', base, `/v1/plugin-builds${query({ limit: values.limit, cursor: values.cursor })}`);
-      if (out) return print(data, true);
-      process.stdout.write(table(data.builds, ['id', 'name', 'status', 'capability_id', 'version', 'created_at']));
-      if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+      return printPage(data, data.builds, ['id', 'name', 'status', 'capability_id', 'version', 'created_at'], out);
       return;
     }
     case 'show':

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { apiUrl, credential } from './auth.ts';
 import { cliAgent } from './http-agent.ts';
 import { httpJson } from './http.ts';
-import { CommandError, print, table, UsageError } from './output.ts';
+import { CommandError, print, printPage, table, UsageError } from './output.ts';
 import { FILES_USAGE } from './usage.ts';
 
 export const common = { 'api-url': { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -56,9 +56,7 @@ export async function attachmentsCli(argv: string[]) {
   const base = values['api-url'];
   if (verb === 'list') {
     const data = await api('GET', base, `/v1/attachments${query({ task_id: values.task, context_id: values.context, limit: values.limit, cursor: values.cursor })}`);
-    if (values.json) return print(data, true);
-    process.stdout.write(table(data.attachments, ['id', 'created_at', 'filename', 'media_type', 'size', 'task_id', 'owner_id']));
-    if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+    return printPage(data, data.attachments, ['id', 'created_at', 'filename', 'media_type', 'size', 'task_id', 'owner_id'], Boolean(values.json));
     return;
   }
   if (verb === 'quota') return print(await api('GET', base, '/v1/attachments/quota'), Boolean(values.json));
@@ -94,9 +92,8 @@ export async function agentHomeCli(argv: string[]) {
   if (verb === 'journal') {
     const q = { principal_id: values.principal, context_id: values.thread, kind: values.kind, q: values.query, since: values.since, until: values.until, limit: values.limit, cursor: values.cursor };
     const data = await api('GET', base, `${agent}/journal${query(q)}`);
-    if (values.json) return print(data, true);
-    process.stdout.write(table(data.entries.map((e: { content: string }) => ({ ...e, content: e.content.length > 80 ? `${e.content.slice(0, 77)}...` : e.content })), ['created_at', 'kind', 'context_id', 'id', 'content']));
-    if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+    const rows = data.entries.map((e: { content: string }) => ({ ...e, content: e.content.length > 80 ? `${e.content.slice(0, 77)}...` : e.content }));
+    return printPage(data, rows, ['created_at', 'kind', 'context_id', 'id', 'content'], Boolean(values.json));
     return;
   }
   if (verb === 'journal-delete') {

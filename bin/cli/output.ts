@@ -29,6 +29,13 @@ export function print(value: unknown, json: boolean) {
   process.stdout.write(`${String(value)}\n`);
 }
 
+/** A page of a list: the page as JSON, or its rows as a table and where the next page starts. */
+export function printPage(page: { next_cursor?: string | null }, rows: Record<string, unknown>[], columns: string[], json: boolean) {
+  if (json) return print(page, true);
+  process.stdout.write(table(rows, columns));
+  if (page.next_cursor) process.stdout.write(`more: --cursor ${page.next_cursor}\n`);
+}
+
 export function table(rows: Record<string, unknown>[], columns?: string[]): string {
   if (rows.length === 0) return '(none)\n';
   const cols = columns ?? Object.keys(rows[0]!);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { api, common, query } from './files.ts';
-import { print, table, UsageError } from './output.ts';
+import { print, printPage, UsageError } from './output.ts';
 import { SCHEDULES_USAGE, TRIGGERS_USAGE } from './usage.ts';
 
 /** `platform schedules list|show|cancel`: the schedule routes of the management API. */
@@ -17,11 +17,8 @@ export async function schedulesCli(argv: string[]) {
   switch (verb) {
     case 'list': {
       const data = await api('GET', base, `/v1/schedules${query({ agent_id: values.agent, status: values.status, limit: values.limit, cursor: values.cursor })}`);
-      if (out) return print(data, true);
       const rows = data.schedules.map((s: { kind: string; cron: string | null; timezone: string | null; run_at: string | null }) => ({ ...s, when: s.kind === 'cron' ? `${s.cron} (${s.timezone})` : s.run_at }));
-      process.stdout.write(table(rows, ['id', 'status', 'when', 'next_at', 'runs', 'agent_id', 'owner_id']));
-      if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
-      return;
+      return printPage(data, rows, ['id', 'status', 'when', 'next_at', 'runs', 'agent_id', 'owner_id'], out);
     }
     case 'show':
       return print(await api('GET', base, one()), out);
@@ -46,11 +43,8 @@ export async function triggersCli(argv: string[]) {
   switch (verb) {
     case 'list': {
       const data = await api('GET', base, `/v1/triggers${query({ agent_id: values.agent, limit: values.limit, cursor: values.cursor })}`);
-      if (out) return print(data, true);
       const rows = data.triggers.map((t: { kind: string; url: string | null; workflow_id: string | null; on: string[] | null }) => ({ ...t, source: t.kind === 'webhook' ? t.url : `${t.workflow_id} on ${t.on!.join(',')}` }));
-      process.stdout.write(table(rows, ['id', 'kind', 'source', 'fires', 'last_task_id', 'agent_id', 'owner_id']));
-      if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
-      return;
+      return printPage(data, rows, ['id', 'kind', 'source', 'fires', 'last_task_id', 'agent_id', 'owner_id'], out);
     }
     case 'show':
       return print(await api('GET', base, one()), out);

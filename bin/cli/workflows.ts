@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { api, common, query } from './files.ts';
-import { CommandError, print, table, UsageError } from './output.ts';
+import { CommandError, print, printPage, table, UsageError } from './output.ts';
 import { WORKFLOWS_USAGE } from './usage.ts';
 
 function json(text: string | undefined, what: string): unknown {
@@ -70,9 +70,7 @@ export async function runsCli(argv: string[]) {
     }
     case 'list': {
       const data = await api('GET', base, `/v1/workflow-runs${query({ workflow_id: values.workflow, status: values.status, limit: values.limit, cursor: values.cursor })}`);
-      if (out) return print(data, true);
-      process.stdout.write(table(data.runs.map(runRow), ['id', 'workflow_name', 'status', 'step', 'waiting_for', 'created_at']));
-      if (data.next_cursor) process.stdout.write(`more: --cursor ${data.next_cursor}\n`);
+      return printPage(data, data.runs.map(runRow), ['id', 'workflow_name', 'status', 'step', 'waiting_for', 'created_at'], out);
       return;
     }
     case 'show':
