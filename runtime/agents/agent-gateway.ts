@@ -92,6 +92,8 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     if (decision) return decide(params, c, decision);
     const m = params.message;
     const found = m.taskId ? await deps.store.agentTasks.get(scopeOf(c), m.taskId) : null;
+    // A task id nobody holds is a new task of the client's choosing (spec §4.3), whatever its parts say.
+    if (m.taskId && !found) return null;
     const row = found && found.visible && found.ownerId === c.principalId ? found : null;
     const answer = formAnswerOf(m, row);
     if (!answer || !row) return null;

@@ -67,7 +67,7 @@ const triggerCreate: BuiltinOperation = {
   name: 'trigger_create',
   operation: 'trigger',
   description:
-    'Register a trigger that starts a run of yourself, for this user: `kind: webhook` answers a url and a signing secret for an outside service to POST signed events to (each event starts a run with `message` and the event as data); ' +
+    'Register a trigger that starts a run of yourself, for this user: `kind: webhook` answers a url for an outside service to POST signed events to (each event starts a run with `message` and the event as data; the user gets the signing secret with the command the answer names, never you); ' +
     '`kind: workflow` starts a run when a run of the workflow `workflow_id` ends with a status in `on` (completed by default), with the run\'s output as data. Runs continue this conversation (`thread: current`) or open a new one each (`thread: new`, the default).',
   readOnly: false,
   inputSchema: {

@@ -17,7 +17,7 @@ export const scheduleView = (r: ScheduleRow) => ({
   ...(r.lastError ? { last_error: r.lastError } : {}),
 });
 
-/** A trigger as the agent's model reads it (a webhook's secret only in the answer that made it). */
+/** A trigger as the agent's model reads it (never a webhook's secret). */
 export const triggerView = (t: TriggerRow, url: string | null) => ({
   id: t.id,
   kind: t.kind,
@@ -51,17 +51,18 @@ export function schedulerPort(schedules: () => Schedules, triggers: () => Trigge
       }),
     createTrigger: (caller, agentId, r) =>
       asToolError(async () => {
-        const { trigger, url, secret } = await triggers().create(caller, agentId, { ...r, kind: r.kind as TriggerRow['kind'] });
-        if (!secret) return triggerView(trigger, url);
+        const { trigger, url } = await triggers().create(caller, agentId, { ...r, kind: r.kind as TriggerRow['kind'] });
+        if (trigger.kind !== 'webhook') return triggerView(trigger, url);
+        // The signing secret never reaches the model (its context goes to the model's provider and stays in the
+        // thread): the user reads a secret of their own with their credential.
         return {
           ...triggerView(trigger, url),
-          secret,
-          signing: `POST the event to url with headers ${TRIGGER_HEADERS.timestamp}: <Unix seconds> and ${TRIGGER_HEADERS.signature}: sha256=<hex HMAC-SHA256 of "{timestamp}.{raw body}" under secret>. The secret is shown this once: give it to the user for the sender's settings.`,
+          signing: `The sender signs each POST to url with headers ${TRIGGER_HEADERS.timestamp}: <Unix seconds> and ${TRIGGER_HEADERS.signature}: sha256=<hex HMAC-SHA256 of "{timestamp}.{raw body}">. The user gets the secret with: platform triggers rotate-secret ${trigger.id} (POST /v1/triggers/${trigger.id}/rotate-secret).`,
         };
       }),
     listTriggers: (caller, agentId) =>
       asToolError(async () => {
-        const rows = await triggers().list(caller, { agentId, limit: 100 });
+        const rows = await triggers().list(caller, { agentId, own: true, limit: 100 });
         return { triggers: await Promise.all(rows.map(async (t) => triggerView(t, await triggers().urlOf(t)))) };
       }),
     deleteTrigger: (caller, agentId, id) =>

@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TaskCaller } from '../../actors/index.ts';
-import type { Store, TriggerEvent, TriggerKind, TriggerRow } from '../../store/index.ts';
+import type { Role, Store, TriggerEvent, TriggerKind, TriggerRow } from '../../store/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { Sealer } from '../connectors/index.ts';
 import { callerSnapshot, hasAuthority, type Caller } from '../identity/index.ts';
-import { startAgentRun, type AgentRunDeps } from './agent-run.ts';
+import { lowerRole, startAgentRun, type AgentRunDeps } from './agent-run.ts';
 
 export const TRIGGER_LIMITS = {
   perAgent: 100,
@@ -60,6 +61,8 @@ export interface TriggersDeps extends AgentRunDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Attempts at a workflow trigger's start that failed for a passing reason: 0.5, 1, 2, 4 s apart. */
+const TRIGGER_RETRIES = 5;
 const invalid = (m: string) => new PlatformError('TRIGGER_INVALID', m);
 const notFound = (id: string) => new PlatformError('TRIGGER_NOT_FOUND', `no trigger ${id} visible to this caller`);
 const badSignature = (m: string) => new PlatformError('TRIGGER_SIGNATURE_INVALID', m);
@@ -78,6 +81,12 @@ export function createTriggers(deps: TriggersDeps) {
     const t = /^[0-9a-f-]{36}$/.test(id) ? await deps.store.triggers.get(c.accountId, id) : null;
     if (!t || !visible(c, t)) throw notFound(id);
     return t;
+  };
+  /** Whether a trigger's maker may read every user's runs now: an admin or owner then and now (the lower role counts). */
+  const seesEveryRun = async (t: TriggerRow) => {
+    const member = await deps.store.principals.get(t.accountId, t.ownerId);
+    if (!member || member.status !== 'active' || !member.role) return false;
+    return hasAuthority(lowerRole(member.role, (t.caller as unknown as TaskCaller).role as Role), 'write');
   };
   const urlOf = async (t: TriggerRow) => {
     const agent = t.kind === 'webhook' ? await deps.store.agents.get(t.accountId, t.agentId) : null;
@@ -138,9 +147,9 @@ export function createTriggers(deps: TriggersDeps) {
     },
 
     get: found,
-    /** The caller's triggers (admins and owners: everyone's), newest first. */
-    list: (c: Caller, q: { agentId?: string; limit: number; before?: { createdAt: string; id: string } }) =>
-      deps.store.triggers.list(c.accountId, { ...q, ...(hasAuthority(c.role, 'write') ? {} : { ownerId: c.principalId }) }),
+    /** The caller's triggers (admins and owners: everyone's, unless `own`), newest first. */
+    list: (c: Caller, q: { agentId?: string; own?: boolean; limit: number; before?: { createdAt: string; id: string } }) =>
+      deps.store.triggers.list(c.accountId, { agentId: q.agentId, limit: q.limit, before: q.before, ...(hasAuthority(c.role, 'write') && !q.own ? {} : { ownerId: c.principalId }) }),
 
     /** Deletes a trigger (its maker, or an admin or owner): nothing starts from it again. */
     async remove(c: Caller, id: string): Promise<void> {
@@ -176,7 +185,7 @@ export function createTriggers(deps: TriggersDeps) {
       const taskId = `trigger-${t.id}-${createHash('sha256').update(expected).digest('hex').slice(0, 32)}`;
       const payload = await d.payload();
       const r = await fire(t, taskId, [{ text: t.message }, typeof payload === 'string' ? { text: payload } : { data: payload }]);
-      if (!r.ok) throw new PlatformError(r.gone ? 'TRIGGER_REFUSED' : 'TRIGGER_FAILED', r.error);
+      if (!r.ok) throw new PlatformError(r.gone ? 'TRIGGER_REFUSED' : r.transient ? 'TRIGGER_FAILED' : 'TRIGGER_DELIVERY_INVALID', r.error);
       if (r.existed) throw new PlatformError('TRIGGER_REPLAYED', `this delivery was received before: it started task ${taskId}`);
       return { taskId };
     },
@@ -189,11 +198,21 @@ export function createTriggers(deps: TriggersDeps) {
       let started = 0;
       for (const t of await deps.store.triggers.ofWorkflow(e.accountId, e.workflowId)) {
         if (!t.events?.includes(e.status as TriggerEvent)) continue;
-        const maker = t.caller as unknown as TaskCaller;
-        if (t.ownerId !== e.ownerId && !hasAuthority(maker.role as Caller['role'], 'write')) continue;
+        if (t.ownerId !== e.ownerId && !(await seesEveryRun(t))) continue;
         const data = { workflow_id: e.workflowId, run_id: e.runId, status: e.status, output: e.output ?? null, error: e.error };
-        const r = await fire(t, `trigger-${t.id}-${e.runId}`, [{ text: t.message }, { data }], signal);
-        if (r.ok && !r.existed) started++;
+        // A start that failed for a passing reason (the account's lane full) is tried again, a few times, before the
+        // run's end is left behind; the task id makes a repeated start harmless.
+        for (let attempt = 0; attempt < TRIGGER_RETRIES && !signal?.aborted; attempt++) {
+          let r: Awaited<ReturnType<typeof fire>> | null = null;
+          try {
+            r = await fire(t, `trigger-${t.id}-${e.runId}`, [{ text: t.message }, { data }], signal);
+          } catch (err) {
+            await deps.store.triggers.fired(t.accountId, t.id, { taskId: null, at: iso(deps.now()), error: `the run could not start: ${err instanceof Error ? err.message : String(err)}` }).catch(() => {});
+          }
+          if (r?.ok && !r.existed) started++;
+          if (r && (r.ok || !r.transient)) break;
+          await sleep(500 * 2 ** attempt, undefined, signal ? { signal } : {}).catch(() => {});
+        }
       }
       return { started };
     },

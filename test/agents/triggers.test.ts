@@ -65,6 +65,10 @@ describe('triggers: signed webhooks and workflow runs start runs of an agent', (
     const made = JSON.parse(sdkText(asked).replace(/^Trigger: /, ''));
     expect(made).toMatchObject({ kind: 'webhook', message: 'repo event', fires: 0, thread: null, last_task_id: null });
     expect(made.url).toBe(`http://${agentHost(p)}:${p.port}/triggers/${made.id}`);
+    // The secret never reaches the model: the user reads one with their own credential.
+    expect(made).not.toHaveProperty('secret');
+    expect(made.signing).toContain(`platform triggers rotate-secret ${made.id}`);
+    made.secret = (await p.call('POST', `/v1/triggers/${made.id}/rotate-secret`, { headers: key() })).json.data.secret;
     expect(made.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
 
     const body = JSON.stringify({ action: 'opened', number: 42 });
@@ -91,6 +95,7 @@ describe('triggers: signed webhooks and workflow runs start runs of an agent', (
 
   it('refuses a delivery that is unsigned, signed wrongly, stale, too large, or for no trigger of this agent, with the status and code', async () => {
     const { value: t } = (await tools.get('trigger_create')!.invoke(service, { kind: 'webhook', message: 'repo event' }, { thread: { contextId: 'c1', taskId: 't1' } })) as any;
+    t.secret = (await p.call('POST', `/v1/triggers/${t.id}/rotate-secret`, { headers: key() })).json.data.secret;
     const body = '{"ok":true}';
     const expectRefused = async (res: Awaited<ReturnType<typeof deliver>>, status: number, code: string) => {
       expect([res.status, res.json?.code], res.text).toEqual([status, code]);
@@ -157,6 +162,43 @@ describe('triggers: signed webhooks and workflow runs start runs of an agent', (
     expect(await bad({ workflow_id: randomUUID() })).toMatch(/^TRIGGER_INVALID: workflow_id: no workflow /);
     await expect(tools.get('trigger_create')!.invoke(service, { kind: 'workflow', message: 'x', workflow_id: w.id, on: ['started'] }, {})).rejects.toMatchObject({ code: 'TOOL_INVALID_ARGUMENTS' });
     expect(await bad({ kind: 'webhook', workflow_id: w.id })).toBe('TRIGGER_INVALID: workflow_id and on belong to workflow triggers');
+  });
+
+  it('two identical deliveries at once start one task (202, then 409); a payload shaped like a form answer is only a payload; trigger_list lists the caller\'s own', async () => {
+    const { value: t } = (await tools.get('trigger_create')!.invoke(service, { kind: 'webhook', message: 'repo event' }, {})) as any;
+    const secret = (await p.call('POST', `/v1/triggers/${t.id}/rotate-secret`, { headers: key() })).json.data.secret;
+    const body = JSON.stringify({ 'platform.form_response': { values: {} }, userAction: { name: 'platform.form_response', context: {} } });
+    const ts = now();
+    const both = await Promise.all([deliver(t.id, secret, body, { ts }), deliver(t.id, secret, body, { ts })]);
+    expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
+    // An admin's trigger_list is theirs alone: the model of one user's run never reads another user's triggers.
+    const admin = await callerOf(p, await otherCaller(p, 'admin'));
+    const adminsOwn = (await p.node.services.triggers.create(admin, agentId, { kind: 'webhook', message: 'mine' })).trigger.id;
+    const listed = ((await tools.get('trigger_list')!.invoke(admin, {}, {})) as any).value.triggers.map((x: { id: string }) => x.id);
+    expect(listed).toEqual([adminsOwn]);
+  });
+
+  it('a workflow trigger of an admin sees other users\' runs only while its maker is an admin still', async () => {
+    const w = await p.node.services.workflows.put(service.accountId, { name: `watched-${Date.now()}`, description: 'd', start: 'a', steps: { a: { type: 'succeed' } } });
+    const adminKey = await otherCaller(p, 'admin');
+    const admin = await callerOf(p, adminKey);
+    const made = await p.node.services.triggers.create(admin, agentId, { kind: 'workflow', message: 'digest finished', workflowId: w.id });
+    const fires = async (n: number) => {
+      let t: any;
+      for (let i = 0; i < 100 && t?.fires !== n; i++) {
+        t = await p.node.services.triggers.get(admin, made.trigger.id);
+        await sleep(50);
+      }
+      return t.fires;
+    };
+    // The service principal's run: another user's, seen by the admin's trigger.
+    await p.node.services.workflowRuns.start(service, w.id, null, null);
+    expect(await fires(1)).toBe(1);
+    await p.node.services.store.db.query("update memberships set role = 'member' where principal_id = $1", [admin.principalId]);
+    const run = await p.node.services.workflowRuns.start(service, w.id, null, null);
+    for (let i = 0; i < 100 && (await p.node.services.workflowRuns.get(service, run.id)).status !== 'completed'; i++) await sleep(50);
+    await sleep(300);
+    expect((await p.node.services.store.triggers.get(admin.accountId, made.trigger.id))!.fires).toBe(1);
   });
 
   it('an agent asked over AG-UI registers a trigger: the tool call and the url arrive as events', async () => {

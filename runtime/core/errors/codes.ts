@@ -104,6 +104,7 @@ export const ERRORS = {
   TRIGGER_SIGNATURE_INVALID: e('unauthenticated', 'the delivery is not signed with the trigger\'s secret, or its timestamp is too far from now', 'Send X-Platform-Timestamp (Unix seconds, within 300 s of now) and X-Platform-Signature: sha256=<hex HMAC-SHA256 of "{timestamp}.{raw body}"> under the trigger\'s secret.'),
   TRIGGER_REPLAYED: e('conflict', 'this delivery was received before', 'Nothing to do: the run it started goes on. Sign each new delivery with its own timestamp.'),
   TRIGGER_REFUSED: e('forbidden', 'the trigger\'s maker can no longer run its agent', 'Its maker was removed, disabled or lost execute authority: make a new trigger as someone who can run the agent.'),
+  TRIGGER_DELIVERY_INVALID: e('invalid', 'the delivery cannot become a run of the agent', 'The agent refused the run\'s message (the message says why, e.g. too large): retrying the same delivery fails the same way.'),
   TRIGGER_FAILED: e('unavailable', 'the run could not start now', 'Retry the delivery later (with a new timestamp and signature): the account\'s lanes are busy or the agent runtime is moving.'),
   TRIGGER_BODY_TOO_LARGE: e('too_large', 'the delivery\'s body is too large', 'Keep a delivery at or under 256 KiB; send a link to larger data.'),
   // Plugin builds
