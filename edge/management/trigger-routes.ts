@@ -45,7 +45,8 @@ export function triggerRoutes(app: ManagementApp, services: AuthServices & Pick<
       ...(before ? { before: { createdAt: before.at, id: before.id } } : {}),
     });
     const page = rows.slice(0, limit);
-    return { data: { triggers: await Promise.all(page.map(withUrl)), next_cursor: rows.length > limit ? encodeKeyset(page.at(-1)!.createdAt, page.at(-1)!.id) : null } };
+    const urls = await services.triggers.urlsOf(page);
+    return { data: { triggers: page.map((t, i) => wire(t, urls[i]!)), next_cursor: rows.length > limit ? encodeKeyset(page.at(-1)!.createdAt, page.at(-1)!.id) : null } };
   });
 
   app.get('/v1/triggers/:id', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'getTrigger', summary: 'Read a trigger', params: TriggerPath, response: { 200: OneTrigger, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({

@@ -63,7 +63,8 @@ export function schedulerPort(schedules: () => Schedules, triggers: () => Trigge
     listTriggers: (caller, agentId) =>
       asToolError(async () => {
         const rows = await triggers().list(caller, { agentId, own: true, limit: 100 });
-        return { triggers: await Promise.all(rows.map(async (t) => triggerView(t, await triggers().urlOf(t)))) };
+        const urls = await triggers().urlsOf(rows);
+        return { triggers: rows.map((t, i) => triggerView(t, urls[i]!)) };
       }),
     deleteTrigger: (caller, agentId, id) =>
       asToolError(async () => {

@@ -88,10 +88,19 @@ export function createTriggers(deps: TriggersDeps) {
     if (!member || member.status !== 'active' || !member.role) return false;
     return hasAuthority(lowerRole(member.role, (t.caller as unknown as TaskCaller).role as Role), 'write');
   };
-  const urlOf = async (t: TriggerRow) => {
-    const agent = t.kind === 'webhook' ? await deps.store.agents.get(t.accountId, t.agentId) : null;
-    return agent ? `${deps.agentUrl(agent.handle)}/triggers/${t.id}` : null;
+  /** Each webhook trigger's url (null for a workflow trigger), each agent read once for a page of triggers. */
+  const urlsOf = async (rows: TriggerRow[]): Promise<(string | null)[]> => {
+    const handles = new Map<string, Promise<string | null>>();
+    const handleOf = (t: TriggerRow) => {
+      if (!handles.has(t.agentId)) handles.set(t.agentId, deps.store.agents.get(t.accountId, t.agentId).then((a) => a?.handle ?? null));
+      return handles.get(t.agentId)!;
+    };
+    return Promise.all(rows.map(async (t) => {
+      const handle = t.kind === 'webhook' ? await handleOf(t) : null;
+      return handle ? `${deps.agentUrl(handle)}/triggers/${t.id}` : null;
+    }));
   };
+  const urlOf = async (t: TriggerRow) => (await urlsOf([t]))[0]!;
 
   async function fire(t: TriggerRow, taskId: string, parts: { text?: string; data?: unknown }[], signal?: AbortSignal) {
     const r = await startAgentRun(deps, { accountId: t.accountId, agentId: t.agentId, maker: t.caller as unknown as TaskCaller, taskId, parts, contextId: t.contextId, metadata: { trigger_id: t.id }, ...(signal ? { signal } : {}) });
@@ -101,6 +110,7 @@ export function createTriggers(deps: TriggersDeps) {
 
   return {
     urlOf,
+    urlsOf,
 
     /** Makes a trigger of `agentId` for `caller` (execute authority); a webhook's secret is answered this once. */
     async create(caller: Caller, agentId: string, r: TriggerRequest): Promise<{ trigger: TriggerRow; url: string | null; secret: string | null }> {
