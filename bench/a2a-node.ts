@@ -3,11 +3,8 @@
 // `calc_add`, raises the tenant's budget so a load test is not a budget test, prints one JSON line — the node's URL,
 // the agent's Host, a credential the A2A gateway admits (the demo service principal's API key: a service principal
 // with execute authority) — and runs until SIGTERM or the end of its standard input.
-import { DEMO_BUILTINS, registerUpload, versionOutcome } from '../runtime/index.ts';
-import { buildComponent } from '../test/helpers/components.ts';
-import { CALC_WAT, CALC_WIT } from '../test/helpers/mcp.ts';
-import { npack } from '../test/helpers/npack.ts';
-import { startBenchNode } from './bench-node.ts';
+import { DEMO_BUILTINS } from '../runtime/index.ts';
+import { startBenchNode, uploadCalc } from './bench-node.ts';
 
 export interface A2aNodeInfo {
   /** Where to connect (loopback). */
@@ -24,20 +21,12 @@ export interface A2aNodeInfo {
 const { node, demo, driver, fail } = await startBenchNode('a2a');
 try {
   const svc = node.services;
-  const user = (await svc.store.principals.findUserByEmail(demo.userEmail))!;
-  const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
-  const archive = await npack([
-    { name: 'calc.wasm', body: Buffer.from(wasm) },
-    { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' },
-    { name: 'calc.wit', body: CALC_WIT },
-  ]);
-  const up = await registerUpload(svc, { accountId: demo.accountId, principalId: user.id, filename: 'calc.npack', archive });
-  await versionOutcome(svc, { accountId: demo.accountId, capabilityId: up.capability_id, version: 1 });
-  await svc.admin.bindAgent({ agent: 'demo', capability: up.capability_id });
+  const capabilityId = await uploadCalc({ node, demo });
+  await svc.admin.bindAgent({ agent: 'demo', capability: capabilityId });
   // The references' agents have the calculator only: so has ours (the demo tenant's built-ins are unbound).
   for (const builtin of DEMO_BUILTINS) await svc.admin.unbindAgent({ agent: 'demo', capability: builtin });
   await svc.admin.setBudget({ account: demo.accountId, credits: 1_000_000_000 });
-  const info: A2aNodeInfo = { url: node.edge.localUrl, host: new URL(demo.agentUrl).host, key: demo.serviceKey, driver, capabilityId: up.capability_id };
+  const info: A2aNodeInfo = { url: node.edge.localUrl, host: new URL(demo.agentUrl).host, key: demo.serviceKey, driver, capabilityId };
   process.stdout.write(`${JSON.stringify(info)}\n`);
 } catch (err) {
   fail(err);

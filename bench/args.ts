@@ -8,17 +8,18 @@ export interface ScenarioInfo {
   defaultConcurrency: number;
 }
 
-export type Parsed = { ok: true; scenario: string; options: ScenarioOptions } | { ok: false; message: string };
+export type Parsed = { ok: true; scenario: string; options: ScenarioOptions; profile: boolean } | { ok: false; message: string };
 
 export function usage(scenarios: readonly ScenarioInfo[]): string {
   const width = Math.max(...scenarios.map((s) => s.name.length));
   return [
-    'usage: npm run bench -- <scenario> [--seconds 5] [--warmup 1] [--rounds 1] [--concurrency n]',
+    'usage: npm run bench -- <scenario> [--seconds 5] [--warmup 1] [--rounds 3] [--concurrency n] [--profile]',
     '',
     '  --seconds      measured seconds per phase (default 5)',
     '  --warmup       warm-up seconds before each phase, not measured (default 1)',
-    '  --rounds       run the phases in turn this many times and pool the samples (default 1)',
+    '  --rounds       run the phases in turn this many times; each figure is the median of the rounds (default 3)',
     "  --concurrency  calls in flight (default: the scenario's)",
+    '  --profile      start our side\'s processes with --cpu-prof; the profiles go beside the results',
     '',
     'scenarios:',
     ...scenarios.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}${s.needs.length ? ` (needs ${s.needs.join(', ')})` : ''}`),
@@ -40,7 +41,14 @@ export function parseBenchArgs(argv: string[], scenarios: readonly ScenarioInfo[
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { seconds: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, concurrency: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        seconds: { type: 'string' },
+        warmup: { type: 'string' },
+        rounds: { type: 'string' },
+        concurrency: { type: 'string' },
+        profile: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     return { ok: false, message: (err as Error).message };
@@ -53,9 +61,9 @@ export function parseBenchArgs(argv: string[], scenarios: readonly ScenarioInfo[
   if (!scenario) return { ok: false, message: `unknown scenario "${positionals[0]}"` };
   const seconds = number('seconds', values.seconds, 5, (n) => n > 0 && n <= 3600, 'a number of seconds above 0');
   const warmupSeconds = number('warmup', values.warmup, 1, (n) => n >= 0 && n <= 600, 'a number of seconds, 0 or more');
-  const rounds = number('rounds', values.rounds, 1, (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'a whole number from 1 to 100');
+  const rounds = number('rounds', values.rounds, 3, (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'a whole number from 1 to 100');
   const concurrency = number('concurrency', values.concurrency, scenario.defaultConcurrency, (n) => Number.isInteger(n) && n >= 1 && n <= 4096, 'a whole number from 1 to 4096');
   const problem = [seconds, warmupSeconds, rounds, concurrency].find((x) => typeof x === 'string');
   if (problem !== undefined) return { ok: false, message: problem as string };
-  return { ok: true, scenario: scenario.name, options: { seconds: seconds as number, warmupSeconds: warmupSeconds as number, rounds: rounds as number, concurrency: concurrency as number } };
+  return { ok: true, scenario: scenario.name, options: { seconds: seconds as number, warmupSeconds: warmupSeconds as number, rounds: rounds as number, concurrency: concurrency as number }, profile: values.profile === true };
 }

@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { startPlatform } from '../bin/node.ts';
-import { loadConfig } from '../runtime/index.ts';
+import { startPlatform, type PlatformNode } from '../bin/node.ts';
+import { loadConfig, registerUpload, versionOutcome, type DemoTenant } from '../runtime/index.ts';
+import { buildComponent } from '../test/helpers/components.ts';
+import { CALC_WAT, CALC_WIT } from '../test/helpers/mcp.ts';
+import { npack } from '../test/helpers/npack.ts';
 
 export async function startBenchNode(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
@@ -47,6 +50,7 @@ export async function startBenchNode(name: string, extraEnv: NodeJS.ProcessEnv =
   }
   return {
     node,
+    config,
     demo,
     driver: (config.databaseUrl ? 'pg' : 'pglite') as 'pg' | 'pglite',
     /** Runs `f` when the node stops (servers of the node file). */
@@ -57,4 +61,20 @@ export async function startBenchNode(name: string, extraEnv: NodeJS.ProcessEnv =
       stop(1);
     },
   };
+}
+
+
+/** Uploads the calc plugin (`add`, and two more exports) to the demo tenant as its user: its capability id. */
+export async function uploadCalc({ node, demo }: { node: PlatformNode; demo: DemoTenant }): Promise<string> {
+  const svc = node.services;
+  const user = (await svc.store.principals.findUserByEmail(demo.userEmail))!;
+  const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
+  const archive = await npack([
+    { name: 'calc.wasm', body: Buffer.from(wasm) },
+    { name: 'platform.yaml', body: 'schema_version: "1.0"\nmetadata: { name: calc }' },
+    { name: 'calc.wit', body: CALC_WIT },
+  ]);
+  const up = await registerUpload(svc, { accountId: demo.accountId, principalId: user.id, filename: 'calc.npack', archive });
+  await versionOutcome(svc, { accountId: demo.accountId, capabilityId: up.capability_id, version: 1 });
+  return up.capability_id;
 }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { clusterStatus } from '../bin/cli/cluster.ts';
 import { connectNats, membersBucket, rendezvousOwner, shardsBucket } from '../runtime/index.ts';
 import type { Scope } from './cleanup.ts';
+import { profileFlags } from './profiles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN = path.join(ROOT, 'bin', 'main.ts');
@@ -105,7 +106,7 @@ export interface NodeProcess {
 export function startNode(scope: Scope, env: ClusterEnv & { cluster: string; nodeId: string }): Promise<NodeProcess> {
   // Its own data directory: the default (./.platform) holds the node file of a developer's own `npm start`.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-node-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+  const child = spawn(process.execPath, [...profileFlags(`node-${env.nodeId}`), '--max-semi-space-size=64', '--import', 'tsx', MAIN, 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,8 +1,10 @@
 // `npm run bench -- <scenario>`: runs one scenario, prints its markdown table, writes JSON, markdown and SVG.
+import path from 'node:path';
 import { parseBenchArgs, usage } from './args.ts';
 import { cleanupAll, interruption } from './cleanup.ts';
 import { SetupError } from './cluster.ts';
-import { machineInfo, markdown, writeReport, type Report } from './report.ts';
+import { profileInto, profilesWritten } from './profiles.ts';
+import { machineInfo, markdown, RESULTS_DIR, writeReport, type Report } from './report.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
 const parsed = parseBenchArgs(process.argv.slice(2), SCENARIOS);
@@ -31,10 +33,14 @@ process.on('unhandledRejection', (err) => {
 });
 
 const startedAt = new Date().toISOString();
+if (parsed.profile) profileInto(path.join(RESULTS_DIR, `${scenario.name}-${startedAt.replace(/[:.]/g, '-')}-profiles`));
 try {
   const result = await scenario.run(parsed.options);
-  const report: Report = { scenario: scenario.name, startedAt, machine: machineInfo(), ...result };
+  // The children write their profiles as they exit: after the cleanup.
   await cleanupAll();
+  const profiles = profilesWritten();
+  if (profiles) result.notes.push(`CPU profiles of our side (open in Chrome DevTools or speedscope): ${profiles.files.length ? `${profiles.files.length} files in ${path.relative(process.cwd(), profiles.dir)}` : 'none were written (this scenario runs our side in the bench process, or a child did not exit cleanly)'}.`);
+  const report: Report = { scenario: scenario.name, startedAt, machine: machineInfo(), ...result };
   const files = writeReport(report);
   process.stdout.write(`\n${markdown(report)}\nresults:\n  ${files.json}\n  ${files.md}\n  ${files.svg}\n`);
   process.exit(0);

@@ -19,6 +19,10 @@ export interface Row extends Summary {
   targets?: Target[];
   /** Failures by kind; a row with errors says what they were. */
   errorKinds?: Record<string, number>;
+  /** Each round's figures, when the phase ran in several (the row's figures are their medians). */
+  rounds?: Summary[];
+  /** CPU per process while the phase was measured, % of one core (runner.ts). */
+  cpu?: Record<string, number>;
 }
 
 export interface Machine {
@@ -115,17 +119,17 @@ export function markdown(r: Report): string {
     '',
     ...(r.rows.length || !r.figures?.length
       ? [
-          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result |',
-          '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|',
+          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result | calls/s by round | CPU % of a core |',
+          '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|---|---|',
           ...r.rows.map((x) => {
             const c = byLabel.get(x.label);
-            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} |`;
+            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} | ${x.rounds && x.rounds.length > 1 ? x.rounds.map((r) => fmtInt(r.throughput)).join(', ') : dash} | ${x.cpu && Object.keys(x.cpu).length ? cell(Object.entries(x.cpu).map(([k, v]) => `${k} ${v}`).join(' · ')) : dash} |`;
           }),
           '',
         ]
       : []),
     ...(r.figures?.length ? [...figuresMarkdown(r.figures), ''] : []),
-    `Ratios are ours / reference, both measured in this run. ${targets.length ? `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}.` : 'This scenario has no target.'}`,
+    `Ratios are ours / reference, both measured in this run${r.rows.some((x) => (x.rounds?.length ?? 0) > 1) ? '; with several rounds, every figure is the median of the rounds' : ''}. ${targets.length ? `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}.` : 'This scenario has no target.'}`,
     '',
     ...r.notes.map((n) => `- ${n}`),
     ...r.rows

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { interruption } from './cleanup.ts';
-import { summarize, type Summary } from './stats.ts';
+import { cpuMeter, type Watched } from './cpu.ts';
+import { median, medianOfRounds, summarize, type Summary } from './stats.ts';
 
 export interface Phase {
   label: string;
@@ -20,9 +21,14 @@ export interface Measured extends Summary {
   label: string;
   /** Failures by kind (error code, else message), so a run with errors says what they were. */
   errorKinds: Record<string, number>;
+  /** Each round's own figures; the phase's figures are their medians (stats.ts medianOfRounds). */
+  rounds: Summary[];
+  /** CPU per watched process while the phase was measured, in % of one core (median of the rounds). */
+  cpu: Record<string, number>;
 }
 
 const tty = process.stderr.isTTY === true;
+
 
 /** A line on stderr that the next status or progress line replaces on a terminal. */
 export function status(text: string): void {
@@ -81,11 +87,17 @@ async function closedLoop(phase: Phase, seconds: number, tally: Tally, show: (el
 }
 
 /**
- * Runs each phase for `seconds` after a warm-up, in turn, `rounds` times, with a live progress line on stderr.
- * A phase whose warm-up succeeded not once stops the run: measuring a broken setup would only print nonsense.
+ * Runs each phase for `seconds` after a warm-up, in turn, `rounds` times, with a live progress line on stderr, and
+ * reports each phase's median round: rounds interleave the phases, so drift of a shared machine hits every side alike,
+ * and the median drops the round a neighbour spoiled. The CPU each `watch`ed process (and this load process) used is
+ * read around every measured window. A phase whose warm-up succeeded not once stops the run: measuring a broken setup
+ * would only print nonsense.
  */
-export async function measure(scenario: string, phases: Phase[], opts: RunOptions): Promise<Measured[]> {
+export async function measure(scenario: string, phases: Phase[], opts: RunOptions, watch: Watched[] = []): Promise<Measured[]> {
   const tallies = phases.map((): Tally => ({ samples: [], errors: 0, errorKinds: {}, seconds: 0 }));
+  const perRound = phases.map((): Summary[] => []);
+  const cpuRounds = phases.map((): Record<string, number>[] => []);
+  const meter = cpuMeter(watch);
   const rate = (calls: number, elapsed: number) => Math.round(calls / Math.max(elapsed, 0.001)).toLocaleString('en-US');
   for (let round = 1; round <= opts.rounds; round++) {
     for (const [i, phase] of phases.entries()) {
@@ -98,13 +110,18 @@ export async function measure(scenario: string, phases: Phase[], opts: RunOption
       }
       const tally = tallies[i]!;
       const before = { samples: tally.samples.length, seconds: tally.seconds, errors: tally.errors };
+      const cpu = meter.start();
       await closedLoop(phase, opts.seconds, tally, (t, n, e) => line(`${prefix}: ${t.toFixed(1)}/${opts.seconds} s, ${n.toLocaleString('en-US')} calls, ${rate(n, t)}/s, ${e - before.errors} errors`));
+      cpuRounds[i]!.push(cpu.stop());
       const s = summarize(tally.samples.slice(before.samples), tally.seconds - before.seconds, tally.errors - before.errors);
+      perRound[i]!.push(s);
       status(`${prefix}: ${Math.round(s.throughput).toLocaleString('en-US')} calls/s, p99 ${Number.isFinite(s.p99) ? s.p99.toFixed(3) : '—'} ms${s.errors ? `, ${s.errors} errors` : ''}`);
     }
   }
   return phases.map((phase, i) => {
     const t = tallies[i]!;
-    return { label: phase.label, ...summarize(t.samples, t.seconds, t.errors), errorKinds: t.errorKinds };
+    const rounds = perRound[i]!;
+    const cpu = Object.fromEntries(Object.keys(cpuRounds[i]![0] ?? {}).map((k) => [k, median(cpuRounds[i]!.map((r) => r[k]!))]));
+    return { label: phase.label, ...medianOfRounds(rounds, summarize(t.samples, t.seconds, t.errors)), errorKinds: t.errorKinds, rounds, cpu };
   });
 }

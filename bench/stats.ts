@@ -45,3 +45,29 @@ export function summarize(samples: ArrayLike<number>, seconds: number, errors = 
 
 /** ours / reference; NaN when the reference measured nothing, rather than an infinite or flattering ratio. */
 export const ratio = (ours: number, reference: number): number => (Number.isFinite(ours) && Number.isFinite(reference) && reference > 0 ? ours / reference : Number.NaN);
+
+/** The median of the finite values; NaN for none. */
+export const median = (xs: number[]): number => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * A phase measured in several rounds, as one summary: calls, errors and seconds are the rounds' totals (`pooled`),
+ * throughput and every latency figure the median over the rounds, and max the largest seen. One round is itself.
+ */
+export function medianOfRounds(rounds: Summary[], pooled: Summary): Summary {
+  if (rounds.length <= 1) return pooled;
+  return {
+    calls: pooled.calls,
+    errors: pooled.errors,
+    seconds: pooled.seconds,
+    throughput: median(rounds.map((r) => r.throughput)),
+    mean: median(rounds.map((r) => r.mean)),
+    p50: median(rounds.map((r) => r.p50)),
+    p90: median(rounds.map((r) => r.p90)),
+    p99: median(rounds.map((r) => r.p99)),
+    max: pooled.max,
+  };
+}

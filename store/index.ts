@@ -7,6 +7,7 @@ import { apiKeysRepo } from './api-keys-repo.ts';
 import { agentsRepo, gatewayKeysRepo, gatewaysRepo } from './gateways-repo.ts';
 import { capabilitiesRepo } from './capabilities-repo.ts';
 import { actorEffectsRepo, actorEventsRepo, actorOutboxRepo, actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
+import { groupCommits } from './snapshot-group-commit.ts';
 import { deviceSessionsRepo } from './device-sessions-repo.ts';
 import { settingsRepo } from './settings-repo.ts';
 import { pluginKvRepo } from './plugin-kv-repo.ts';
@@ -36,6 +37,8 @@ export type * from './api-keys-repo.ts';
 export type * from './gateways-repo.ts';
 export type * from './capabilities-repo.ts';
 export type * from './actor-snapshots-repo.ts';
+export { actorSnapshotsRepo } from './actor-snapshots-repo.ts';
+export { groupCommits } from './snapshot-group-commit.ts';
 export type * from './device-sessions-repo.ts';
 export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
@@ -168,6 +171,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     db,
     blobs,
     ...repositories(db),
+    // Outside transactions only: a turn committed with its projection must run in that transaction.
+    snapshots: groupCommits(actorSnapshotsRepo(db), db),
     tx: (fn) => db.transaction((q) => fn(repositories(q))),
     close: async () => {
       await db.close();

@@ -55,7 +55,7 @@ export const hostileUpload: Scenario = {
           else errors++;
           await sleep(GAP_MS);
         }
-        const m = { label, ...summarize(lat, (performance.now() - start) / 1000, errors), errorKinds: {} };
+        const m = { label, ...summarize(lat, (performance.now() - start) / 1000, errors), errorKinds: {}, rounds: [], cpu: {} };
         status(`hostile-upload · ${label}: ${m.calls} requests, p99 ${m.p99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms`);
         return m;
       };

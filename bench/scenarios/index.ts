@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario.ts';
 import { actorAsk } from './actor-ask.ts';
+import { actorWrite } from './actor-write.ts';
 import { clusterScale } from './cluster-scale.ts';
 import { noisyNeighbor } from './noisy-neighbor.ts';
 import { sandboxCall } from './sandbox-call.ts';
@@ -11,4 +12,4 @@ import { builtinCall } from './builtin-call.ts';
 import { embeddedStart } from './embedded-start.ts';
 import { cliStart } from './cli-start.ts';
 
-export const SCENARIOS: readonly Scenario[] = [actorAsk, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall, embeddedStart, cliStart];
+export const SCENARIOS: readonly Scenario[] = [actorAsk, actorWrite, clusterScale, sandboxCall, noisyNeighbor, mcpCall, hostileUpload, a2aSend, pushFanout, builtinCall, embeddedStart, cliStart];

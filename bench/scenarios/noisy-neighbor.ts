@@ -55,7 +55,7 @@ export const noisyNeighbor: Scenario = {
         }
         await sleep(SPARSE_GAP_MS);
       }
-      const m = { label, ...summarize(lat, (performance.now() - start) / 1000, errors), errorKinds: {} };
+      const m = { label, ...summarize(lat, (performance.now() - start) / 1000, errors), errorKinds: {}, rounds: [], cpu: {} };
       status(`noisy-neighbor · ${label}: ${m.calls} calls, p99 ${m.p99.toFixed(3)} ms`);
       return m;
     };

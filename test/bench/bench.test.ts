@@ -7,7 +7,8 @@ import { parseBenchArgs } from '../../bench/args.ts';
 import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
 import { comparisons, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
 import { measure } from '../../bench/runner.ts';
-import { percentile, ratio, summarize } from '../../bench/stats.ts';
+import { cpuMeter } from '../../bench/cpu.ts';
+import { median, medianOfRounds, percentile, ratio, summarize } from '../../bench/stats.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { mustRun } from '../helpers/env.ts';
 
@@ -143,6 +144,34 @@ describe('bench runner and command line', () => {
     expect(m!.errorKinds).toEqual({ E_TEST: m!.errors });
     expect(m!.seconds).toBeGreaterThanOrEqual(0.4);
     expect(m!.p99).toBeGreaterThan(0);
+    // Two rounds, each its own summary; the row's figures are their medians, its counts their totals.
+    expect(m!.rounds).toHaveLength(2);
+    expect(m!.calls).toBe(m!.rounds[0]!.calls + m!.rounds[1]!.calls);
+    expect(m!.throughput).toBeCloseTo((m!.rounds[0]!.throughput + m!.rounds[1]!.throughput) / 2, 6);
+    expect(m!.cpu.load).toBeGreaterThan(0);
+  });
+
+  it('takes the median of the rounds, and reads the CPU of watched processes', async () => {
+    const one = (throughput: number, p99: number) => ({ calls: throughput, errors: 0, seconds: 1, throughput, mean: 1, p50: 1, p90: 1, p99, max: p99 });
+    const pooled = one(0, 0);
+    expect(medianOfRounds([one(100, 9), one(300, 1), one(200, 5)], { ...pooled, calls: 600, max: 9 })).toMatchObject({ calls: 600, throughput: 200, p99: 5, max: 9 });
+    expect(medianOfRounds([one(100, 9)], pooled)).toBe(pooled);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+    // A busy child: its CPU share is read from /proc around the window; a process that is gone is left out.
+    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 3000; while (Date.now() < end);'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const window = cpuMeter([{ label: 'busy', pid: busy.pid! }, { label: 'gone', pid: 2 ** 22 + 1 }]).start();
+      await new Promise((r) => setTimeout(r, 500));
+      const cpu = window.stop();
+      expect(cpu.busy).toBeGreaterThan(50);
+      expect(cpu.busy).toBeLessThanOrEqual(110);
+      expect(cpu).not.toHaveProperty('gone');
+      expect(cpu.load).toBeGreaterThanOrEqual(0);
+    } finally {
+      busy.kill('SIGKILL');
+    }
   });
 
   it('stops when every warm-up call fails', async () => {
@@ -152,7 +181,8 @@ describe('bench runner and command line', () => {
 
   it('parses the scenario and its options, and refuses the rest', () => {
     const list = [{ name: 'a', summary: '', needs: [], defaultConcurrency: 16 }];
-    expect(parseBenchArgs(['a'], list)).toEqual({ ok: true, scenario: 'a', options: { seconds: 5, warmupSeconds: 1, rounds: 1, concurrency: 16 } });
+    expect(parseBenchArgs(['a'], list)).toEqual({ ok: true, scenario: 'a', options: { seconds: 5, warmupSeconds: 1, rounds: 3, concurrency: 16 }, profile: false });
+    expect(parseBenchArgs(['a', '--profile'], list)).toMatchObject({ ok: true, profile: true });
     expect(parseBenchArgs(['a', '--seconds', '1.5', '--warmup', '0', '--rounds', '3', '--concurrency', '4'], list)).toMatchObject({ options: { seconds: 1.5, warmupSeconds: 0, rounds: 3, concurrency: 4 } });
     expect(parseBenchArgs([], list)).toEqual({ ok: false, message: 'name a scenario' });
     expect(parseBenchArgs(['b'], list)).toEqual({ ok: false, message: 'unknown scenario "b"' });
@@ -187,7 +217,7 @@ describe.skipIf(!mustRun('cluster'))('npm run bench -- actor-ask (smoke)', () =>
 
   it('measures both sides on a real node and writes JSON, markdown and SVG', async () => {
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/main.ts', 'actor-ask', '--seconds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/main.ts', 'actor-ask', '--seconds', '1', '--rounds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

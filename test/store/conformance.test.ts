@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isUniqueViolation, loadMigrations, migrate, StoreConflictError, type Db, type Role, type TurnCommit } from '../../store/index.ts';
+import { actorSnapshotsRepo, groupCommits, isUniqueViolation, loadMigrations, migrate, StoreConflictError, type Db, type Role, type TurnCommit } from '../../store/index.ts';
 import { openPg } from '../../store/pg-driver.ts';
 import { openPglite } from '../../store/pglite-driver.ts';
 import { freshStore, type DriverName } from '../helpers/store.ts';
@@ -362,6 +362,39 @@ describe.each(drivers)('store conformance on %s', (driver) => {
       await expect(remove(a, 1, fenced(11))).rejects.toBeInstanceOf(StoreConflictError);
       expect((await write(1, null, { n: 1 })).version).toBe(2);
       expect(await store.snapshots.load(a)).toMatchObject({ version: 2, leaseRev: 10 });
+    });
+
+    it('group commit: snapshot-only turns of many actors at once share statements, and each keeps its own version and fence checks', async () => {
+      let statements = 0;
+      const counting = { query: ((sql: string, params?: readonly unknown[]) => (statements++, store.db.query(sql, params))) as typeof store.db.query, exec: (sql: string) => store.db.exec(sql) };
+      const grouped = groupCommits(actorSnapshotsRepo(counting), counting);
+      await store.snapshots.raiseFence(43, 20);
+      const actors = Array.from({ length: 60 }, (_, i) => `account/${randomUUID()}/g${i}`);
+      for (const a of actors) await store.snapshots.commit(turnOf({ address: a, expectedVersion: 0, fence: { shard: 43, rev: 20 }, snapshot: snap(0) }));
+      statements = 0;
+      // Every fifth turn is stale (an old version), every seventh fenced (an older lease revision); the rest land.
+      const outcome = (i: number) => (i % 5 === 0 ? 'stale' : i % 7 === 0 ? 'fenced' : 'ok');
+      const results = await Promise.allSettled(
+        actors.map((a, i) => grouped.commit(turnOf({ address: a, expectedVersion: outcome(i) === 'stale' ? 7 : 1, fence: { shard: 43, rev: outcome(i) === 'fenced' ? 19 : 20 }, snapshot: snap(i + 1) }))),
+      );
+      expect(statements).toBeGreaterThan(0);
+      expect(statements).toBeLessThanOrEqual(4);
+      for (const [i, r] of results.entries()) {
+        if (outcome(i) === 'ok') expect(r).toEqual({ status: 'fulfilled', value: { version: 2, eventSeq: 0, outboxIds: [] } });
+        else expect(r).toMatchObject({ status: 'rejected', reason: { code: 'PLT_STORE_CONFLICT' } });
+        expect(await store.snapshots.load(actors[i]!)).toMatchObject(outcome(i) === 'ok' ? { version: 2, leaseRev: 20, snapshot: snap(i + 1) } : { version: 1, snapshot: snap(0) });
+      }
+      // A turn that records more than its snapshot takes its own statement, events numbered as ever.
+      statements = 0;
+      const withEvent = await grouped.commit(turnOf({ address: actors[1]!, expectedVersion: 2, fence: { shard: 43, rev: 20 }, snapshot: snap(9), events: [{ type: 'e' }] }));
+      expect(withEvent).toEqual({ version: 3, eventSeq: 1, outboxIds: [] });
+      expect(statements).toBe(1);
+      // A failing statement fails every turn of its batch with the database's error, and the next batch goes on.
+      const broken = { query: (() => Promise.reject(new Error('connection lost'))) as typeof store.db.query, exec: counting.exec };
+      const lost = groupCommits(actorSnapshotsRepo(broken), broken);
+      const failures = await Promise.allSettled(actors.slice(2, 5).map((a) => lost.commit(turnOf({ address: a, expectedVersion: 2, fence: null, snapshot: {} }))));
+      expect(failures.map((f) => (f.status === 'rejected' ? (f.reason as Error).message : 'ok'))).toEqual(['connection lost', 'connection lost', 'connection lost']);
+      expect((await grouped.commit(turnOf({ address: actors[2]!, expectedVersion: 2, fence: null, snapshot: snap(3) }))).version).toBe(3);
     });
 
     it('a turn records its events (numbered per actor), effects, timers and messages with the snapshot, or nothing at all', async () => {

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+/** A process whose CPU a bench reports beside its figures: a server of one side, or a reference. */
+export interface Watched {
+  label: string;
+  pid: number;
+}
+
+// Linux reports a process's CPU (all its threads) in clock ticks, 100 per second on every kernel Node supports.
+const TICKS_PER_S = 100;
+
+/** User plus system CPU seconds of `pid` so far, from /proc; undefined where there is no /proc or no such process. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+const own = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/**
+ * Reads the CPU the watched processes and this one (the load generator, `load`) used over a window, in % of one
+ * core: 150 means one and a half cores were busy. A process that cannot be read is left out, not reported as idle.
+ */
+export function cpuMeter(watch: Watched[]) {
+  return {
+    start() {
+      const t0 = performance.now();
+      const before = new Map(watch.map((w) => [w.label, cpuSeconds(w.pid)]));
+      const ownBefore = own();
+      return {
+        stop(): Record<string, number> {
+          const wall = (performance.now() - t0) / 1000;
+          const out: Record<string, number> = {};
+          for (const w of watch) {
+            const a = before.get(w.label);
+            const b = cpuSeconds(w.pid);
+            if (a !== undefined && b !== undefined && wall > 0) out[w.label] = Math.round(((b - a) / wall) * 100);
+          }
+          out.load = Math.round(((own() - ownBefore) / Math.max(wall, 0.001)) * 100);
+          return out;
+        },
+      };
+    },
+  };
+}
