@@ -78,6 +78,25 @@ describe.each(drivers)('actor host on %s', (driver) => {
     await host.stop();
   });
 
+  it('an actor used again before its idle time is kept until it has been idle that long since its last use; a read answers its last committed state', async () => {
+    const host = newHost();
+    const address = 'account/idle-kept/idle-kept';
+    await host.create(address, { accountId: 'idle-kept', credits: 5 });
+    await clock.advance(40_000);
+    expect(await host.read(address)).toMatchObject({ context: { credits: 5 } });
+    await clock.advance(40_000);
+    // 80 s after the create, 40 s after the read: still active.
+    expect(host.activeCount()).toBe(1);
+    await host.ask(address, { type: 'DEBIT', amount: 2, requestId: 'y' });
+    expect(await host.read(address)).toMatchObject({ context: { credits: 3 } });
+    await clock.advance(59_000);
+    expect(host.activeCount()).toBe(1);
+    await clock.advance(2_000);
+    expect(host.activeCount()).toBe(0);
+    expect(await host.read(address)).toMatchObject({ context: { credits: 3 } });
+    await host.stop();
+  });
+
   it('counts its active actors per kind, every kind listed, as they are created, passivated and activated', async () => {
     const host = newHost();
     expect([...host.activeByKind()]).toEqual([['device-session', 0], ['account', 0]]);

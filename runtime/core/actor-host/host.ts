@@ -81,6 +81,8 @@ interface Entry {
   /** Effects announced while the actor was being restored (not in a turn): they are resumed, not started. */
   resumed: string[];
   idle: unknown;
+  /** When the actor counts as idle, unless touched again before (see touch). */
+  idleAt: number;
   failure: unknown;
 }
 
@@ -144,6 +146,7 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       turn: null,
       resumed: [],
       idle: undefined,
+      idleAt: 0,
       failure: undefined,
     };
     bySystem.set(actor.system, entry);
@@ -192,19 +195,30 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
     }
   }
 
+  /**
+   * Marks the actor used now: it is passivated once it has been idle for idleMs. A busy actor is touched thousands of
+   * times a second, so a touch only moves the deadline; the one timer, when it fires early, waits out the rest.
+   */
   function touch(entry: Entry) {
-    clock.clearTimeout(entry.idle);
+    entry.idleAt = clock.now() + idleMs;
+    if (entry.idle === undefined) armIdle(entry, idleMs);
+  }
+
+  function armIdle(entry: Entry, ms: number) {
     entry.idle = clock.setTimeout(
       () =>
         mailboxes
           .enqueue(entry.address, async () => {
+            entry.idle = undefined;
             if (active.get(entry.address) !== entry) return;
+            const left = entry.idleAt - clock.now();
+            if (left > 0) armIdle(entry, left);
             // An actor whose effect runs is not idle: it is waiting for the outcome.
-            if (entry.running.size > 0) touch(entry);
+            else if (entry.running.size > 0) touch(entry);
             else deactivate(entry);
           })
           .catch(() => {}),
-      idleMs,
+      ms,
     );
   }
 
@@ -414,7 +428,9 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
         const entry = await activate(address);
         if (!entry) return null;
         touch(entry);
-        return stateOf(entry.actor.getPersistedSnapshot() as Record<string, unknown>, entry.seq);
+        // The state of the last commit is what a read answers: kept since that commit (or the activation), so a read
+        // costs no snapshot of the machine. It is shared, like the state listeners get: callers must not change it.
+        return entry.state ?? stateOf(entry.actor.getPersistedSnapshot() as Record<string, unknown>, entry.seq);
       }),
     inspect(address, listener) {
       let set = listeners.get(address);
