@@ -84,6 +84,8 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
   // Resolves once every worker has loaded (a warm-up task each): calls are timed from then on, so the first calls
   // after a start never spend their time limit on the workers' start-up.
   let warm: Promise<unknown> = Promise.resolve();
+  // Once warm, a call goes straight on instead of waiting a turn of the microtask queue for `warm`.
+  let isWarm = false;
   const pool = () => {
     if (piscina) return piscina;
     piscina = new Piscina({
@@ -100,7 +102,8 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       unclaimedDestroys++;
     });
     const p = piscina;
-    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined)));
+    isWarm = false;
+    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined))).then(() => (isWarm = true));
     return piscina;
   };
   const replacement = (limitMs = 5_000) =>
@@ -159,7 +162,8 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
     ): Promise<InvokeOutcome> {
       const [iface, func] = call.export.includes('#') ? (call.export.split('#') as [string, string]) : [null, call.export];
       const args = call.signature.params.map(([name, t]) => toGuest(call.args[name] ?? null, t));
-      const grants: SandboxGrants = { env: [], config: [], hosts: [], fs: [], workspace: null, allowPrivate: false, ...call.grants };
+      // The grants travel only to a worker that has not seen their key (below); most calls name the key.
+      const grantsOf = (): SandboxGrants => ({ env: [], config: [], hosts: [], fs: [], workspace: null, allowPrivate: false, ...call.grants });
       const bridge = a.usesKeyValue && call.keyValue ? openBridge(call.keyValue) : null;
       // Calls carry only the keys of the code and the grants; a worker that lacks either asks for them once.
       const task = {
@@ -168,25 +172,25 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
         func: camel(func),
         args,
         tenant: call.tenant,
-        grantsKey: call.grantsKey ?? createHash('sha256').update(JSON.stringify(grants)).digest('base64url'),
+        grantsKey: call.grantsKey ?? createHash('sha256').update(JSON.stringify(grantsOf())).digest('base64url'),
         ...(bridge ? { bridge: { port: bridge.remote, flag: bridge.flag } } : {}),
       };
-      pool();
-      await warm;
+      const p = pool();
+      if (!isWarm) await warm;
       // A timer cleared on completion rather than AbortSignal.timeout, whose timers outlive the call.
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), call.timeoutMs);
       const destroyedBefore = destroyed;
       let reply: WorkerReply;
       try {
-        const withCode = { ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants };
+        const withCode = () => ({ ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants: grantsOf() });
         if (bridge) {
           // The bridge's port moves with the task, so this call cannot be retried: send the code along.
-          reply = await pool().run(withCode, { signal: abort.signal, transferList: [bridge.remote] });
+          reply = await p.run(withCode(), { signal: abort.signal, transferList: [bridge.remote] });
         } else {
-          reply = await pool().run(task, { signal: abort.signal });
+          reply = await p.run(task, { signal: abort.signal });
           // A worker that has not seen this version yet asks for its compiled code, once.
-          if (reply.missing) reply = await pool().run(withCode, { signal: abort.signal });
+          if (reply.missing) reply = await p.run(withCode(), { signal: abort.signal });
         }
       } catch (err) {
         // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
