@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-/** A process whose CPU a bench reports beside its figures: a server of one side, or a reference. */
-export interface Watched {
-  label: string;
-  pid: number;
-}
+/**
+ * A process whose CPU a bench reports beside its figures: a server of one side, or a reference; or, by `command`
+ * name, every process of a shared server (`nats-server`, PostgreSQL's one process per connection) added up.
+ */
+export type Watched = { label: string; pid: number } | { label: string; command: string };
 
 // Linux reports a process's CPU (all its threads) in clock ticks, 100 per second on every kernel Node supports.
 const TICKS_PER_S = 100;
@@ -22,6 +22,34 @@ function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** The processes running `command` now (their /proc `comm`), for a server the bench did not start. */
+function pidsOf(command: string): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command;
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+/** CPU seconds of the watched processes so far, per pid (only those that can be read). */
+function sample(w: Watched): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of 'pid' in w ? [w.pid] : pidsOf(w.command)) {
+    const s = cpuSeconds(pid);
+    if (s !== undefined) out.set(pid, s);
+  }
+  return out;
+}
+
 const own = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -35,16 +63,25 @@ export function cpuMeter(watch: Watched[]) {
   return {
     start() {
       const t0 = performance.now();
-      const before = new Map(watch.map((w) => [w.label, cpuSeconds(w.pid)]));
+      const before = new Map(watch.map((w) => [w.label, sample(w)]));
       const ownBefore = own();
       return {
         stop(): Record<string, number> {
           const wall = (performance.now() - t0) / 1000;
           const out: Record<string, number> = {};
           for (const w of watch) {
-            const a = before.get(w.label);
-            const b = cpuSeconds(w.pid);
-            if (a !== undefined && b !== undefined && wall > 0) out[w.label] = Math.round(((b - a) / wall) * 100);
+            // Processes that existed over the whole window; one that started meanwhile would bring its whole past.
+            const a = before.get(w.label)!;
+            const b = sample(w);
+            let used = 0;
+            let seen = 0;
+            for (const [pid, s] of b) {
+              const s0 = a.get(pid);
+              if (s0 === undefined) continue;
+              used += s - s0;
+              seen++;
+            }
+            if (seen > 0 && wall > 0) out[w.label] = Math.round((used / wall) * 100);
           }
           out.load = Math.round(((own() - ownBefore) / Math.max(wall, 0.001)) * 100);
           return out;

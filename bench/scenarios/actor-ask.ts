@@ -57,6 +57,8 @@ export const actorAsk: Scenario = {
         [
           { label: 'node', pid: node.pid },
           { label: 'responder', pid: raw.pid },
+          { label: 'nats-server', command: 'nats-server' },
+          { label: 'postgres', command: 'postgres' },
         ],
       );
 

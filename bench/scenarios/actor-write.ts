@@ -72,7 +72,11 @@ export const actorWrite: Scenario = {
           { label: 'actor DEBIT (routed, durable turn)', concurrency: opts.concurrency, call: work.debit },
         ],
         opts,
-        [{ label: 'node', pid: node.pid }],
+        [
+          { label: 'node', pid: node.pid },
+          { label: 'nats-server', command: 'nats-server' },
+          { label: 'postgres', command: 'postgres' },
+        ],
       );
       const applied = await work.applied();
       const acked = work.acked();

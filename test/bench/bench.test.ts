@@ -162,12 +162,15 @@ describe('bench runner and command line', () => {
     const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 3000; while (Date.now() < end);'], { stdio: 'ignore' });
     try {
       await new Promise((r) => setTimeout(r, 200));
-      const window = cpuMeter([{ label: 'busy', pid: busy.pid! }, { label: 'gone', pid: 2 ** 22 + 1 }]).start();
+      const window = cpuMeter([{ label: 'busy', pid: busy.pid! }, { label: 'gone', pid: 2 ** 22 + 1 }, { label: 'nodes', command: 'node' }, { label: 'none', command: 'no-such-command' }]).start();
       await new Promise((r) => setTimeout(r, 500));
       const cpu = window.stop();
       expect(cpu.busy).toBeGreaterThan(50);
       expect(cpu.busy).toBeLessThanOrEqual(110);
       expect(cpu).not.toHaveProperty('gone');
+      expect(cpu).not.toHaveProperty('none');
+      // Every process named node, the busy child among them, added up.
+      expect(cpu.nodes).toBeGreaterThanOrEqual(cpu.busy! - 5);
       expect(cpu.load).toBeGreaterThanOrEqual(0);
     } finally {
       busy.kill('SIGKILL');
