@@ -30,6 +30,7 @@ import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard,
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { DEMO_RULES_FILE, languageModel, parseRules, serveScripted } from '../runtime/index.ts';
+import { stopWhenTold } from './child.ts';
 
 export type ReferenceMode = 'reply' | 'task';
 export type ReferenceStore = 'memory' | 'database';
@@ -261,14 +262,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   }
   const ref = await startReference({ mode: values.mode, store: values.store, executor: values.executor, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
   process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, executor: ref.executor, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    void ref.close().finally(() => process.exit(0));
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  // Started by the bench with stdin as a lifeline: EOF means the bench is gone, so no orphan keeps serving.
-  if (!process.stdin.isTTY) process.stdin.on('end', stop).resume();
+  stopWhenTold(() => ref.close());
 }

@@ -47,3 +47,19 @@ export function startJsonChild<T>(s: Scope, name: string, file: string, args: st
     child.once('close', (code, signal) => fail(new SetupError(`${name} exited (${signal ?? code}) while starting\n${err}`)));
   });
 }
+
+/**
+ * The other end, in a child: runs `close` and exits on SIGTERM, SIGINT or the end of standard input (the bench holds
+ * it open as a lifeline, so a child whose bench died does not keep serving).
+ */
+export function stopWhenTold(close: () => Promise<unknown>): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  if (!process.stdin.isTTY) process.stdin.on('end', stop).resume();
+}

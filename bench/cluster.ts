@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { clusterStatus } from '../bin/cli/cluster.ts';
-import { connectNats, membersBucket, rendezvousOwner, shardsBucket } from '../runtime/index.ts';
+import { connectNats, createActorRouter, createNatsBus, membersBucket, rendezvousOwner, shardsBucket } from '../runtime/index.ts';
 import type { Scope } from './cleanup.ts';
+import { status } from './runner.ts';
 import { profileFlags } from './profiles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -203,4 +204,23 @@ export function startRawResponder(scope: Scope, natsUrl: string, subject: string
       reject(new SetupError(`the raw responder exited (${code}) while starting\n${err}`));
     });
   });
+}
+
+/**
+ * One `platform serve` child owning every shard of a fresh cluster (a private database, a unique cluster name) and a
+ * router in this process, which hosts nothing: every call it makes crosses NATS to the node, as a gateway's would.
+ */
+export async function oneNodeCluster(scope: Scope, scenario: string) {
+  const env = clusterEnv(scenario);
+  status(`${scenario}: creating a private database`);
+  const databaseUrl = await privateDatabase(scope, env.databaseUrl);
+  const cluster = `bench${randomBytes(4).toString('hex')}`;
+  deleteClusterBuckets(scope, env.natsUrl, cluster);
+  status(`${scenario}: starting one platform node (cluster ${cluster})`);
+  const node = await startNode(scope, { ...env, databaseUrl, cluster, nodeId: 'bench-host' });
+  const settled = await waitForSettledCluster(env.natsUrl, cluster, [node.nodeId]);
+  status(`${scenario}: node ${node.nodeId} (pid ${node.pid}) serves all 256 shards after ${settled.ms} ms`);
+  const nc = await connectNats(env.natsUrl, `bench-client-${process.pid}`);
+  scope.defer('close the bench NATS connection', () => nc.close());
+  return { env, databaseUrl, cluster, node, nc, router: createActorRouter({ bus: createNatsBus(nc, cluster) }) };
 }

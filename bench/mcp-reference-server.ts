@@ -2,6 +2,7 @@
 // with the calc tool, mcp-reference.ts) or `--kind echo` (a bare fastify JSON echo: the ceiling of an HTTP round trip
 // here). Prints one JSON line with its origin; stops on SIGTERM, SIGINT or the end of its standard input.
 import { parseArgs } from 'node:util';
+import { stopWhenTold } from './child.ts';
 import { startEchoServer, startSdkServer } from './mcp-reference.ts';
 
 const { values } = parseArgs({ options: { kind: { type: 'string' } } });
@@ -10,13 +11,5 @@ if (values.kind !== 'sdk' && values.kind !== 'echo') {
   process.exit(2);
 }
 const server = values.kind === 'sdk' ? await startSdkServer() : await startEchoServer();
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  void server.close().finally(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop).resume();
+stopWhenTold(() => server.close());
 process.stdout.write(`${JSON.stringify({ origin: server.origin, kind: values.kind })}\n`);

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { connectNats, createActorRouter, createNatsBus } from '../../runtime/index.ts';
 import { accountWorkload } from '../actors.ts';
 import { scope } from '../cleanup.ts';
-import { clusterEnv, deleteClusterBuckets, privateDatabase, startNode, startRawResponder, waitForSettledCluster } from '../cluster.ts';
+import { oneNodeCluster, startRawResponder } from '../cluster.ts';
 import { versus } from '../report.ts';
 import { measure, status } from '../runner.ts';
 import { runParameters, type Scenario } from '../scenario.ts';
@@ -21,21 +19,9 @@ export const actorAsk: Scenario = {
   needs: ['DATABASE_URL', 'NATS_URL'],
   defaultConcurrency: 16,
   async run(opts) {
-    const env = clusterEnv('actor-ask');
     const s = scope();
     try {
-      status('actor-ask: creating a private database');
-      const databaseUrl = await privateDatabase(s, env.databaseUrl);
-      const cluster = `bench${randomBytes(4).toString('hex')}`;
-      deleteClusterBuckets(s, env.natsUrl, cluster);
-      status(`actor-ask: starting one platform node (cluster ${cluster})`);
-      const node = await startNode(s, { ...env, databaseUrl, cluster, nodeId: 'bench-host' });
-      const settled = await waitForSettledCluster(env.natsUrl, cluster, [node.nodeId]);
-      status(`actor-ask: node ${node.nodeId} (pid ${node.pid}) serves all 256 shards after ${settled.ms} ms`);
-
-      const nc = await connectNats(env.natsUrl, `bench-client-${process.pid}`);
-      s.defer('close the bench NATS connection', () => nc.close());
-      const router = createActorRouter({ bus: createNatsBus(nc, cluster) });
+      const { env, cluster, node, nc, router } = await oneNodeCluster(s, 'actor-ask');
       status(`actor-ask: creating ${ACTORS} Account actors on the node`);
       const work = await accountWorkload(router, ACTORS);
 
