@@ -1,9 +1,10 @@
 import { CODE_LIMITS, runJavascript } from '../../runtime/index.ts';
+import { startJsonChild } from '../child.ts';
 import { scope } from '../cleanup.ts';
-import { inProcessNode } from '../in-process-node.ts';
 import { mcpLoadClient } from '../mcp-client.ts';
+import type { McpNodeInfo } from '../mcp-node.ts';
 import { ratio } from '../stats.ts';
-import { measure } from '../runner.ts';
+import { measure, status } from '../runner.ts';
 import { runParameters, type Scenario } from '../scenario.ts';
 
 /** A small program: a loop, an object, JSON. */
@@ -11,7 +12,8 @@ const CODE = 'let s = 0; for (let i = 0; i < 1000; i++) s += i; ({ sum: s, words
 const EXPECTED = JSON.stringify({ result: { sum: 499500, words: 3 }, console: '', truncated: false });
 
 /**
- * `run_javascript` of the Code Runner built-in through a whole MCP gateway (host routing, API-key admission, billing,
+ * `run_javascript` of the Code Runner built-in through a whole MCP gateway of a `platform` node running as its own
+ * process (host routing, API-key admission, billing,
  * rate counter, session, tool registry, argument validation, the account's lane in the task pool, a fresh QuickJS
  * runtime in a worker), beside the same evaluation — a fresh QuickJS runtime with the same limits — called
  * in-process with nothing around it. The difference is what running tenants' code safely costs per call.
@@ -24,9 +26,12 @@ export const builtinCall: Scenario = {
   async run(opts) {
     const s = scope();
     try {
-      const { node, demo } = await inProcessNode(s, 'builtin-call', opts.concurrency);
+      status('builtin-call: starting a platform node as its own process');
+      const nodeEnv: NodeJS.ProcessEnv = { ...process.env, PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency * 2)) };
+      delete nodeEnv.DATABASE_URL;
+      const node = await startJsonChild<McpNodeInfo>(s, 'the platform node', 'mcp-node.ts', [], nodeEnv, 120_000, true);
       // The demo gateway has the Code Runner bound from the first start.
-      const ours = mcpLoadClient({ origin: node.edge.localUrl, host: new URL(demo.gatewayUrl).host, path: '/', headers: { authorization: `Bearer ${demo.userKey}` } }, opts.concurrency);
+      const ours = mcpLoadClient({ origin: node.url, host: node.demoHost, path: '/', headers: { authorization: `Bearer ${node.key}` } }, opts.concurrency);
       s.defer('close the load client', () => ours.close());
       const sessions = await Promise.all(Array.from({ length: opts.concurrency }, () => ours.session()));
       let i = 0;
@@ -43,6 +48,7 @@ export const builtinCall: Scenario = {
           { label: `run_javascript via MCP gateway, lane and worker, ${opts.concurrency} in flight`, concurrency: opts.concurrency, call: () => ours.call(sessions[i++ % sessions.length], 'run_javascript', { code: CODE }, EXPECTED) },
         ],
         opts,
+        [{ label: 'node', pid: node.pid }],
       );
       const overheadMs = one!.p50 - reference!.p50;
       return {
