@@ -423,15 +423,22 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
         }
       }),
     ask: (address, event) => mailboxes.enqueue(address, () => turn(address, event)),
-    read: (address) =>
-      mailboxes.enqueue(address, async () => {
+    read: (address) => {
+      // An active actor with nothing queued: its last commit is the answer the mailbox would give, given now.
+      const idle = active.get(address);
+      if (idle?.state && mailboxes.idle(address)) {
+        touch(idle);
+        return Promise.resolve(idle.state);
+      }
+      return mailboxes.enqueue(address, async () => {
         const entry = await activate(address);
         if (!entry) return null;
         touch(entry);
         // The state of the last commit is what a read answers: kept since that commit (or the activation), so a read
         // costs no snapshot of the machine. It is shared, like the state listeners get: callers must not change it.
         return entry.state ?? stateOf(entry.actor.getPersistedSnapshot() as Record<string, unknown>, entry.seq);
-      }),
+      });
+    },
     inspect(address, listener) {
       let set = listeners.get(address);
       if (!set) listeners.set(address, (set = new Set()));

@@ -19,6 +19,8 @@ export function createMailboxes() {
       });
       return next;
     },
+    /** Whether nothing is queued or running for the address: what it would run next would run at once. */
+    idle: (address: string) => !tails.has(address),
     /** Addresses with work queued or running. */
     busy: () => [...tails.keys()],
     /** Waits for everything queued so far. */
