@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import { ERRORS, type Services, type Surface } from '../runtime/index.ts';
-import { countRefusals, installConnectionGuard, routeHost, type HostRoute } from './http/index.ts';
+import { compileAhead, countRefusals, installConnectionGuard, routeHost, type CompileStats, type HostRoute } from './http/index.ts';
 import { managementApp, MANAGEMENT_SERVICES, METRICS_PATH } from './management/index.ts';
 import { mcpSurface, MCP_SERVICES } from './mcp/index.ts';
 import { a2aSurface, A2A_SERVICES, type A2aBackend } from './a2a/index.ts';
@@ -34,6 +34,8 @@ export interface EdgeServer {
   /** The base URL this node listens on (loopback form, for local clients). */
   localUrl: string;
   port: number;
+  /** Settles once the routes' schemas have all been compiled in the background; null with PLATFORM_COMPILE_AHEAD=false. */
+  compiled: Promise<CompileStats | null>;
   /** Stops taking requests, lets those in flight finish (up to the grace period), then closes the apps. */
   close(): Promise<void>;
 }
@@ -152,15 +154,18 @@ export async function startEdge(opts: {
   const state = { draining: false };
   const s = opts.services;
   // Each surface gets only the services it uses.
+  // The routes' schemas compile in the background once the node serves (compile-ahead.ts), unless turned off.
+  const ahead = s.config.compileAhead ? compileAhead() : undefined;
+  const later = ahead ? { compileAhead: ahead } : {};
   const mgmt = capture();
-  const management = await managementApp({ services: pick(s, MANAGEMENT_SERVICES), logger: opts.logger, serverFactory: mgmt.factory, operatorToken: opts.operatorToken, state });
+  const management = await managementApp({ services: pick(s, MANAGEMENT_SERVICES), logger: opts.logger, serverFactory: mgmt.factory, operatorToken: opts.operatorToken, state, ...later });
   const managementHandler = mgmt.handler();
   const { domain } = s.config;
   const mcpCapture = capture();
-  const mcp = await mcpSurface(pick(s, MCP_SERVICES), { logger: opts.logger, serverFactory: mcpCapture.factory });
+  const mcp = await mcpSurface(pick(s, MCP_SERVICES), { logger: opts.logger, serverFactory: mcpCapture.factory, ...later });
   const mcpHandler = mcpCapture.handler();
   const a2aCapture = capture();
-  const a2a = await a2aSurface(pick(s, A2A_SERVICES), { logger: opts.logger, serverFactory: a2aCapture.factory, ...(opts.a2aBackend ? { backend: opts.a2aBackend } : {}) });
+  const a2a = await a2aSurface(pick(s, A2A_SERVICES), { logger: opts.logger, serverFactory: a2aCapture.factory, ...later, ...(opts.a2aBackend ? { backend: opts.a2aBackend } : {}) });
   const a2aHandler = a2aCapture.handler();
 
   const dispatch = (route: HostRoute, req: IncomingMessage, res: ServerResponse) => {
@@ -182,12 +187,16 @@ export async function startEdge(opts: {
     requests.track(SURFACE_OF[route.surface], req, res);
     return dispatch(route, req, res);
   });
+  const compiled = ahead ? ahead.start() : Promise.resolve(null);
+  void compiled.then((stats) => stats && opts.logger.debug({ ...stats, longestMs: Math.round(stats.longestMs) }, 'route schemas compiled ahead'));
 
   return {
     server,
     port,
     localUrl: opts.listener.url,
+    compiled,
     async close() {
+      ahead?.stop();
       state.draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

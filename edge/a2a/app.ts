@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream } from '../http/index.ts';
+import { lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, type CompileAhead } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -30,6 +30,8 @@ export interface A2aAppOptions {
   services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'accountStatus' | 'tasks' | 'triggers'>;
   logger: Logger;
   serverFactory?: FastifyServerFactory;
+  /** Where the routes' compiles are queued to be done in the background once the node serves. */
+  compileAhead?: CompileAhead;
   admit: A2aAdmit;
   /** The agent runtime; without one the task methods answer UnsupportedOperation (-32004). */
   backend?: A2aBackend;
@@ -85,7 +87,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
-    schemaController: lazyCompilers(),
+    schemaController: lazyCompilers(opts.compileAhead),
     frameworkErrors: (err, _request, reply) => sendError(reply, wireErrorOf(new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`)), null),
   });
   // Agents change only through the operator: a node keeps one it found for five seconds, and never remembers a miss.

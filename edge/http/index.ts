@@ -5,3 +5,4 @@ export { installConnectionGuard, type ConnectionGuard, type ConnectionGuardOptio
 export { countRefusals, type Refusal } from './refusal-counter.ts';
 export { sseStream, sseFrame, prepend, SSE_HEADERS, type SseSource } from './sse.ts';
 export { lazyCompilers } from './lazy-compilers.ts';
+export { compileAhead, type CompileAhead, type CompileStats } from './compile-ahead.ts';

@@ -25,7 +25,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { lazyCompilers, requestId } from '../http/index.ts';
+import { lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -52,6 +52,8 @@ export async function managementApp(opts: {
   serverFactory: FastifyServerFactory;
   operatorToken: string;
   state: { draining: boolean };
+  /** Where the routes' compiles are queued to be done in the background once the node serves. */
+  compileAhead?: CompileAhead;
 }): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger.child({ surface: 'management' }) as FastifyBaseLogger,
@@ -66,10 +68,10 @@ export async function managementApp(opts: {
       return (reply as FastifyReply).code(status).send(body);
     },
     schemaErrorFormatter: describeValidation,
-    schemaController: lazyCompilers(),
+    schemaController: lazyCompilers(opts.compileAhead),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Requests are checked against the routes' schemas (schemas.ts), which also generate the OpenAPI document.
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(createValidatorCompiler(opts.compileAhead));
   await registerOpenApi(app, { apiUrl: opts.services.urls.api });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, { limits: { fileSize: UPLOAD_BODY_LIMIT, files: 20, fields: 100, fieldSize: 64 * 1024 } });

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { TOOL_NAME } from '../../runtime/index.ts';
+import type { CompileAhead } from '../http/index.ts';
 
 /**
  * The patterns the schemas use, each with how a value that fails it is described (Ajv would quote the expression).
@@ -19,29 +20,44 @@ const MEANS = new Map<string, string>(Object.values(PATTERNS).map((p) => [p.patt
 
 type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 
+const make = (coerceTypes: Options['coerceTypes']) => {
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false });
+  // A CommonJS module: its default import is the module object, which carries the plugin as `default`.
+  ajvFormats.default(ajv);
+  // Compiling once compiles Ajv's meta-schema (every schema is checked against it) and a format: some 25 ms, more on
+  // a loaded machine, which would otherwise be paid inside the first request that needs a validator.
+  ajv.compile({ type: 'string', format: 'uuid' });
+  return ajv;
+};
+
+/**
+ * The process's two Ajv instances, shared by every management app in it (a test process starts many): their compiled
+ * validators are cached by schema, and the schemas are the routes' own constants.
+ */
+const shared: { body?: Ajv; text?: Ajv } = {};
+const ajvOf = (part: HttpPart) => (part === 'body' ? (shared.body ??= make(false)) : (shared.text ??= make('array')));
+
 /**
  * The management routes' validators, one Ajv per part of the request. Query strings and path segments are text, so
  * they are coerced to the declared types (`limit=20` is the integer 20, a repeated parameter is an array); a JSON
  * body keeps its own types, so `"client_id": 42` is refused rather than read as the string "42" (fastify's single
  * default Ajv coerces bodies too). Defaults are filled in, and fields a schema closes off are dropped.
+ *
+ * The Ajv instances are made ahead, each in a macrotask of its own, not inside a request: made in the first request
+ * that needs one, they held the event loop 40–90 ms (DESIGN §5: the main-thread budget).
  */
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const make = (coerceTypes: Options['coerceTypes']) => {
-    const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false });
-    // A CommonJS module: its default import is the module object, which carries the plugin as `default`.
-    ajvFormats.default(ajv);
-    return ajv;
-  };
-  // Made on the first compile, like the validators themselves.
-  let body: Ajv | undefined;
-  let text: Ajv | undefined;
-  const ajvOf = (part: HttpPart) => (part === 'body' ? (body ??= make(false)) : (text ??= make('array')));
-  // Compiled on a route's first request, not at start: compiling every route's schemas took a quarter of a second of
-  // each start, for routes most nodes never see; one route's schemas compile in a few milliseconds.
+export function createValidatorCompiler(ahead?: CompileAhead): FastifySchemaCompiler<unknown> {
+  // The two Ajv instances first, each in a macrotask of its own: in the compile-ahead queue, else on timers.
+  if (ahead) for (const part of ['body', 'querystring'] as const) ahead.defer(() => void ajvOf(part));
+  else setTimeout(() => (ajvOf('body'), setTimeout(() => ajvOf('querystring'), 0).unref()), 0).unref();
+  // Compiled on a route's first request (or ahead, in the background, once the node serves), not at start:
+  // compiling every route's schemas took a quarter of a second of each start, for routes most nodes never see.
   return ({ schema, httpPart }) => {
     let validate: ValidateFunction | undefined;
+    const compiled = () => (validate ??= ajvOf((httpPart ?? 'body') as HttpPart).compile(schema as object));
+    ahead?.defer(() => void compiled());
     const lazy = (data: unknown) => {
-      validate ??= ajvOf((httpPart ?? 'body') as HttpPart).compile(schema as object);
+      const validate = compiled();
       const ok = validate(data);
       lazy.errors = validate.errors;
       return ok;

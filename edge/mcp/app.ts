@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { lazyCompilers, requestId, routeHost } from '../http/index.ts';
+import { lazyCompilers, requestId, routeHost, type CompileAhead } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -22,6 +22,8 @@ export interface McpAppOptions {
   services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'bus' | 'gateways' | 'accountStatus'>;
   logger: Logger;
   serverFactory?: FastifyServerFactory;
+  /** Where the routes' compiles are queued to be done in the background once the node serves. */
+  compileAhead?: CompileAhead;
   admit: McpAdmit;
   guards: McpGuards;
   registry: ToolRegistry;
@@ -62,7 +64,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
-    schemaController: lazyCompilers(),
+    schemaController: lazyCompilers(opts.compileAhead),
     frameworkErrors: (err, _request, reply) => sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', `Bad Request: ${err.message}`)),
   });
   // Sessions are checked on every request of the session era: kept per node for ten seconds (never past their

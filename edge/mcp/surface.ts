@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import { createGatewayOAuth, type Services } from '../../runtime/index.ts';
+import type { CompileAhead } from '../http/index.ts';
 import { createMcpAdmission } from './admission.ts';
 import { createMcpApp } from './app.ts';
 import { createMcpGuards } from './guards.ts';
@@ -15,12 +16,13 @@ export type McpServices = Pick<Services, (typeof MCP_SERVICES)[number]>;
  * tokens), the billing and rate guards, the tool registry, the account's autonomy policies and the gateway's OAuth
  * authorization server.
  */
-export function mcpSurface(s: McpServices, opts: { logger: Logger; serverFactory: FastifyServerFactory }): Promise<FastifyInstance> {
+export function mcpSurface(s: McpServices, opts: { logger: Logger; serverFactory: FastifyServerFactory; compileAhead?: CompileAhead }): Promise<FastifyInstance> {
   const now = () => s.clock.now();
   return createMcpApp({
     services: s,
     logger: opts.logger,
     serverFactory: opts.serverFactory,
+    ...(opts.compileAhead ? { compileAhead: opts.compileAhead } : {}),
     admit: createMcpAdmission({ store: s.store, tokens: s.gatewayTokens, now, bus: s.bus }),
     guards: createMcpGuards({ billing: s.billing, limiter: s.mcpLimiter }),
     registry: s.toolRegistry,

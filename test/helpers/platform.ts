@@ -25,13 +25,19 @@ export async function startTestPlatform(
     logger?: Logger;
     a2aBackend?: A2aBackend;
     egressResolve?: EgressResolver;
+    /**
+     * Compile the routes' schemas in the background once the node serves (the node's default), and return once that is
+     * done: what suites that time requests use. Off by default here, where most nodes live for a few requests.
+     */
+    compileAhead?: boolean;
     /** Write node.json (the operator token) into PLATFORM_DATA_DIR, as `platform serve` does; the test owns that directory. */
     writeNodeFile?: boolean;
   } = {},
 ): Promise<TestPlatform> {
   const store = await freshStore(opts.driver ?? 'pglite');
-  const config = loadConfig({ PORT: '0', PLATFORM_SEED_DEMO: opts.seed === false ? 'false' : 'true', LOG_LEVEL: 'silent', PLATFORM_SHUTDOWN_GRACE_MS: '1000', ...opts.env });
+  const config = loadConfig({ PORT: '0', PLATFORM_SEED_DEMO: opts.seed === false ? 'false' : 'true', LOG_LEVEL: 'silent', PLATFORM_SHUTDOWN_GRACE_MS: '1000', PLATFORM_COMPILE_AHEAD: String(opts.compileAhead ?? false), ...opts.env });
   const node = await startPlatform({ config, store, logger: opts.logger ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.a2aBackend ? { a2aBackend: opts.a2aBackend } : {}), ...(opts.egressResolve ? { egressResolve: opts.egressResolve } : {}), writeNodeFile: opts.writeNodeFile ?? false });
+  if (opts.compileAhead) await node.edge.compiled;
   const port = node.edge.port;
   // Public URLs name the real port so that tokens' issuer and printed URLs match what tests call.
   const url = node.edge.localUrl;

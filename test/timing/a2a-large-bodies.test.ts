@@ -27,7 +27,7 @@ describe.each(drivers)('A2A bodies of 28 MiB on %s do not stall the node', (driv
         return { task: task('t-1') };
       },
     });
-    p = await startTestPlatform({ driver, a2aBackend: backend });
+    p = await startTestPlatform({ driver, a2aBackend: backend, compileAhead: true });
     bystander = (await bystanderTenant(p)).key;
   }, 120_000);
   afterAll(() => p?.close());

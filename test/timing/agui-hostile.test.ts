@@ -39,7 +39,7 @@ describe('hostile AG-UI run input does not stall the node', () => {
   let bystander: string;
 
   beforeAll(async () => {
-    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile() } });
+    p = await startTestPlatform({ env: { PLATFORM_SCRIPTED_RULES: await rulesFile() }, compileAhead: true });
     await bindCalc(p);
     bystander = (await bystanderTenant(p)).key;
   }, 120_000);

@@ -24,7 +24,7 @@ describe('hostile code in run_javascript stays in its tenant\'s lane', () => {
   };
 
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ compileAhead: true });
     const other = await bystanderTenant(p);
     bystanderKey = other.key;
     hostile = { caller: await callerOf(p, p.node.demo!.serviceKey), run: await runner(p.node.demo!.accountId, 'hostile-code') };

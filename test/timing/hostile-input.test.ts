@@ -21,7 +21,7 @@ describe.each(drivers)('hostile uploads on %s do not stall the node', (driver) =
   let hostile: HostileUpload[];
 
   beforeAll(async () => {
-    p = await startTestPlatform({ driver });
+    p = await startTestPlatform({ driver, compileAhead: true });
     attacker = p.node.demo!.userKey;
     bystander = (await bystanderTenant(p)).key;
     hostile = await hostileUploads();

@@ -31,7 +31,7 @@ describe("a tenant's hostile skills stay off the node's thread", () => {
   };
 
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ compileAhead: true });
     bystanderKey = (await bystanderTenant(p)).key;
   }, 60_000);
   afterAll(() => p?.close());

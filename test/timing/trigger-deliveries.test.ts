@@ -18,7 +18,7 @@ describe('webhook deliveries at their cap do not stall the node', () => {
   let refusedSecret: string;
 
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ compileAhead: true });
     bystander = (await bystanderTenant(p)).key;
     const agentId = (await p.node.services.store.agents.byHandle('demo'))!.id;
     const caller: Caller = await callerOf(p, p.node.demo!.serviceKey);

@@ -1,0 +1,38 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { bystanderTenant, whileBystanderWaits } from '../helpers/bystander.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+/** The main-thread budget (DESIGN §5): what one turn of the event loop may take. */
+const BUDGET_MS = 50;
+
+describe('no request pays for compiling a route\'s schemas (DESIGN §5, the main-thread budget)', () => {
+  const nodes: TestPlatform[] = [];
+  afterAll(() => Promise.all(nodes.map((p) => p.close())));
+
+  it('while a node compiles ahead, no turn of the event loop takes 100 ms', { timeout: 60_000 }, async () => {
+    // The node's default, not waited for: the bystander's requests start while the compiles run.
+    const p = await startTestPlatform({ env: { PLATFORM_COMPILE_AHEAD: 'true' } });
+    nodes.push(p);
+    const { key } = await bystanderTenant(p);
+    const { result: stats, latencies, loopDelayMaxMs } = await whileBystanderWaits(p, key, () => p.node.edge.compiled);
+    expect(stats).toMatchObject({ pending: 0 });
+    expect(stats!.done).toBeGreaterThan(500);
+    if (process.env.AHEAD_DEBUG) console.log('latencies', latencies.map((l) => l.toFixed(0)).join(' '), 'loop delay', loopDelayMaxMs.toFixed(0));
+    expect(latencies.length).toBeGreaterThan(3);
+    // Each compile is a turn of its own. A request that comes before the compile of its route does that compile
+    // itself, as without compiling ahead (the first request here); every later one is served at once.
+    expect(loopDelayMaxMs, 'event loop delay').toBeLessThan(100);
+    expect(Math.max(...latencies.slice(1)), 'bystander worst latency after its first request').toBeLessThan(100);
+  });
+
+  it(`once compiled, a tenant's first requests (the capabilities list, a union) hold the event loop less than ${BUDGET_MS} ms`, { timeout: 60_000 }, async () => {
+    const p = await startTestPlatform({ compileAhead: true });
+    nodes.push(p);
+    const { key } = await bystanderTenant(p);
+    // On first use, this route's serializer and validator took 60–130 ms of one turn (Ajv, and a validator per branch
+    // of the union fast-json-stringify picks a branch with).
+    const { latencies, loopDelayMaxMs } = await whileBystanderWaits(p, key, () => new Promise((r) => setTimeout(r, 300)));
+    expect(latencies.length).toBeGreaterThan(3);
+    expect(loopDelayMaxMs, 'event loop delay').toBeLessThan(BUDGET_MS);
+  });
+});
