@@ -42,8 +42,8 @@ export function runCli(
     });
   });
 }
+
 /** Starts `platform serve` and resolves once it prints its banner, with the port it listens on (compiling on first use: these nodes serve a few requests). */
-/** Starts `platform serve` and resolves once it prints its banner, with the port it listens on. */
 export function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; banner: string; stopped: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(CLI, ['serve'], { env: { ...process.env, LOG_LEVEL: 'silent', PORT: '0', DATABASE_URL: '', NATS_URL: '', PLATFORM_COMPILE_AHEAD: 'false', ...env }, cwd: ROOT });
