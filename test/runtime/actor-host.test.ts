@@ -39,8 +39,12 @@ describe.each(drivers)('actor host on %s', (driver) => {
   it('creates, persists after each turn, and refuses a second create at the same address', async () => {
     const host = newHost();
     const address = 'account/a1/a1';
-    const s0 = await host.create(address, { accountId: 'a1' });
+    // A read sent while the create is in flight waits for it, and answers what it committed.
+    const [s0, racing] = await Promise.all([host.create(address, { accountId: 'a1' }), host.read(address)]);
     expect(s0.value).toEqual({ status: 'active', budget: 'none' });
+    const { events: _events, replies: _replies, ...committed } = s0 as typeof s0 & { events?: unknown; replies?: unknown };
+    expect(racing).toEqual(committed);
+    expect(await host.read(address)).toEqual(committed);
     expect((await store.snapshots.load(address))?.version).toBe(1);
     const s1 = await host.ask(address, { type: 'BUDGET_SET', credits: 7 });
     expect(s1.context).toMatchObject({ credits: 7 });

@@ -424,19 +424,19 @@ export function createActorHost(opts: ActorHostOptions): ActorHost {
       }),
     ask: (address, event) => mailboxes.enqueue(address, () => turn(address, event)),
     read: (address) => {
+      // The state of the last commit is what a read answers: kept since that commit (or the activation, or the
+      // creation's commit, both before any read gets a turn), so a read costs no snapshot of the machine. It is
+      // shared, like the state listeners get: callers must not change it.
+      const answer = (entry: Entry) => {
+        touch(entry);
+        return entry.state;
+      };
       // An active actor with nothing queued: its last commit is the answer the mailbox would give, given now.
       const idle = active.get(address);
-      if (idle?.state && mailboxes.idle(address)) {
-        touch(idle);
-        return Promise.resolve(idle.state);
-      }
+      if (idle && mailboxes.idle(address)) return Promise.resolve(answer(idle));
       return mailboxes.enqueue(address, async () => {
         const entry = await activate(address);
-        if (!entry) return null;
-        touch(entry);
-        // The state of the last commit is what a read answers: kept since that commit (or the activation), so a read
-        // costs no snapshot of the machine. It is shared, like the state listeners get: callers must not change it.
-        return entry.state ?? stateOf(entry.actor.getPersistedSnapshot() as Record<string, unknown>, entry.seq);
+        return entry ? answer(entry) : null;
       });
     },
     inspect(address, listener) {

@@ -103,7 +103,10 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
     });
     const p = piscina;
     isWarm = false;
-    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined))).then(() => (isWarm = true));
+    // Only this pool's warm-up marks it warm: a closed pool's warm-up finishing late must not vouch for its successor.
+    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined))).then(() => {
+      if (piscina === p) isWarm = true;
+    });
     return piscina;
   };
   const replacement = (limitMs = 5_000) =>
