@@ -131,6 +131,30 @@ describe('sandbox (Piscina workers)', () => {
     }
   }, 30_000);
 
+  it('stops every runaway at its own deadline with one watchdog timer, replacement workers included', async () => {
+    const single = createSandbox({ threads: 1 });
+    try {
+      const code = single.load('hostile-watchdog', await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
+      const run = (fn: string, args: Record<string, unknown>, timeoutMs: number) => single.invoke(code, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
+      expect(await run('add', { a: 1, b: 1 }, 5_000)).toEqual({ ok: true, value: 2 });
+      // Each runaway lands on the worker that replaced the last one: each must be found and stopped on time.
+      for (const timeoutMs of [150, 300, 150]) {
+        const t0 = performance.now();
+        expect(await run('spin', {}, timeoutMs)).toEqual({ ok: false, kind: 'timeout', message: `the call ran past its ${timeoutMs} ms limit and was stopped` });
+        const ms = performance.now() - t0;
+        expect(ms).toBeGreaterThanOrEqual(timeoutMs - 5);
+        expect(ms).toBeLessThan(timeoutMs + 2_000);
+      }
+      // Calls that end in time are not stopped by a deadline armed for an earlier call.
+      const quick = await Promise.all(Array.from({ length: 20 }, (_, i) => run('add', { a: i, b: 1 }, 50)));
+      expect(quick).toEqual(Array.from({ length: 20 }, (_, i) => ({ ok: true, value: i + 1 })));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await run('add', { a: 3, b: 4 }, 5_000)).toEqual({ ok: true, value: 7 });
+    } finally {
+      await single.close();
+    }
+  }, 30_000);
+
   it('holds the memories of one instance to the limit together, and refuses components with more than four', async () => {
     const many = (k: number) => {
       const names = 'abcdefgh'.slice(0, k).split('');
