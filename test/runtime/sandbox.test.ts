@@ -112,12 +112,18 @@ describe('sandbox (Piscina workers)', () => {
     expect(await call('add', { a: 5, b: 6 })).toEqual({ ok: true, value: 11 });
   }, 60_000);
 
-  it('a call that only waited in the queue returns at its own timeout, not when the runaway worker is replaced', async () => {
+  /** The hostile component on a sandbox of one thread (every call meets the same worker), warm. */
+  const hostileOnOneThread = async (key: string) => {
     const single = createSandbox({ threads: 1 });
+    const code = single.load(key, await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
+    const run = (fn: string, args: Record<string, unknown>, timeoutMs: number) => single.invoke(code, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
+    expect(await run('add', { a: 1, b: 1 }, 5_000)).toEqual({ ok: true, value: 2 });
+    return { single, run };
+  };
+
+  it('a call that only waited in the queue returns at its own timeout, not when the runaway worker is replaced', async () => {
+    const { single, run } = await hostileOnOneThread('hostile-single');
     try {
-      const code = single.load('hostile-single', await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
-      const run = (fn: string, args: Record<string, unknown>, timeoutMs: number) => single.invoke(code, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
-      expect(await run('add', { a: 1, b: 1 }, 5_000)).toEqual({ ok: true, value: 2 });
       const t0 = performance.now();
       const at = async (p: Promise<unknown>) => ({ outcome: await p, ms: performance.now() - t0 });
       const [runaway, queued] = await Promise.all([at(run('spin', {}, 1_000)), at(run('add', { a: 2, b: 2 }, 200))]);
@@ -132,11 +138,8 @@ describe('sandbox (Piscina workers)', () => {
   }, 30_000);
 
   it('stops every runaway at its own deadline with one watchdog timer, replacement workers included', async () => {
-    const single = createSandbox({ threads: 1 });
+    const { single, run } = await hostileOnOneThread('hostile-watchdog');
     try {
-      const code = single.load('hostile-watchdog', await compileArtifacts(await buildComponent({ wit: WIT, world: 'hostile', wat: WAT }), parsePluginConfig('schema_version: "1.0"')));
-      const run = (fn: string, args: Record<string, unknown>, timeoutMs: number) => single.invoke(code, { tenant: 't', export: fn, signature: sig[fn]!, args, timeoutMs });
-      expect(await run('add', { a: 1, b: 1 }, 5_000)).toEqual({ ok: true, value: 2 });
       // Each runaway lands on the worker that replaced the last one: each must be found and stopped on time.
       for (const timeoutMs of [150, 300, 150]) {
         const t0 = performance.now();
