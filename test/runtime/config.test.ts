@@ -40,5 +40,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ PLATFORM_DEVICE_CODE_TTL: '3601' })).toThrow(ConfigError);
     // 0 turns the connection cap and the write timeout off.
     expect(loadConfig({ PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: '0', PLATFORM_WRITE_TIMEOUT_MS: '0' })).toMatchObject({ maxConnectionsPerAddress: 0, writeTimeoutMs: 0 });
+    // Routes compile ahead unless turned off; anything but true or false is named.
+    expect(loadConfig({}).compileAhead).toBe(true);
+    expect(loadConfig({ PLATFORM_COMPILE_AHEAD: 'false' }).compileAhead).toBe(false);
+    expect(() => loadConfig({ PLATFORM_COMPILE_AHEAD: 'yes' })).toThrow(/PLATFORM_COMPILE_AHEAD="yes": expected true or false/);
   });
 });
