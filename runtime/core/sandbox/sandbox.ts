@@ -5,7 +5,7 @@ import { Piscina } from 'piscina';
 import type { FuncType } from '../wasm/index.ts';
 import { definedMemories } from '../wasm/index.ts';
 import { camel, fromGuest, toGuest } from './values.ts';
-import { createWatchdog, WATCH_SLOTS } from './watchdog.ts';
+import { createWatchdog } from './watchdog.ts';
 
 export const WORKER_FILE = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
@@ -69,8 +69,9 @@ const NO_GRANTS_KEY = grantsKeyOf(NO_GRANTS);
 const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown } }).WebAssembly;
 
 /**
- * Piscina worker threads that run plugin calls. A call past its timeout is stopped by terminating its worker (the
- * only way to stop a wasm loop; watchdog.ts finds the worker); Piscina replaces the worker and other calls go on. Wasm linear memory is capped in
+ * Piscina worker threads that run plugin calls. A call past its timeout is aborted by terminating its worker (the
+ * only way to stop a wasm loop; one watchdog timer fires the overdue calls' signals, watchdog.ts); Piscina replaces the
+ * worker and other calls go on. Wasm linear memory is capped in
  * the modules themselves (see memory-cap.ts); the JS heap of each worker is capped here.
  *
  * The pool has a fixed size: the lanes hand out one slot per thread, so every slot must have a live worker behind
@@ -79,8 +80,6 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Arr
  */
 export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
   const threads = opts.threads ?? 2;
-  // A slot per worker, and room for replacements that start before the workers they replace are released.
-  if (threads > WATCH_SLOTS / 2) throw new Error(`a sandbox has at most ${WATCH_SLOTS / 2} threads`);
   // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order. A call
   // claims a worker's destruction only if one happened while it ran and nobody claimed it yet: a call refused
   // without costing a worker (aborted while queued) must not wait, nor take another call's replacement.
@@ -89,7 +88,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
   let unclaimedDestroys = 0;
   // Workers start on the first call: a node that never runs a plugin spends nothing on them.
   let piscina: Piscina | null = null;
-  const watchdog = createWatchdog(() => piscina?.threads ?? []);
+  const watchdog = createWatchdog();
   // Resolves once every worker has loaded (a warm-up task each): calls are timed from then on, so the first calls
   // after a start never spend their time limit on the workers' start-up.
   let warm: Promise<unknown> = Promise.resolve();
@@ -104,11 +103,9 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       // Per-task timing histograms cost every call and nothing reads them (the lanes keep their own figures).
       recordTiming: false,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
-      workerData: { watch: watchdog.shared },
     });
     piscina.on('workerCreate', () => awaitingReplacement.shift()?.());
-    piscina.on('workerDestroy', (worker: { id: number }) => {
-      watchdog.released(worker.id);
+    piscina.on('workerDestroy', () => {
       destroyed++;
       unclaimedDestroys++;
     });
@@ -191,46 +188,32 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       };
       const p = pool();
       if (!isWarm) await warm;
-      // Timed from here, by the watchdog: the worker running the call shows its number until the call is over. A call
-      // still queued at its deadline is given up, and the worker that takes it later does not run it.
-      let giveUp!: () => void;
-      let queuedPastDeadline = false;
-      const givenUp = new Promise<never>((_, reject) => (giveUp = () => ((queuedPastDeadline = true), reject(new Error('given up in the queue')))));
-      const { seq, deadline } = watchdog.begin(call.timeoutMs, giveUp);
-      const run = (t: object, o?: { transferList: MessagePort[] }) => {
-        const running = p.run({ ...t, seq, deadline }, o) as Promise<WorkerReply>;
-        running.catch(() => {});
-        return Promise.race([running, givenUp]);
-      };
-      givenUp.catch(() => {});
+      // Timed from here: the watchdog fires the call's signal at its deadline, and Piscina stops it.
+      const signal = watchdog.begin(call.timeoutMs);
+      const run = (t: object, transferList?: MessagePort[]) => p.run(t, { signal: signal as never, ...(transferList ? { transferList } : {}) }) as Promise<WorkerReply>;
       const destroyedBefore = destroyed;
       let reply: WorkerReply;
-      let stopped = false;
       try {
         const withCode = () => ({ ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants: grantsOf() });
         if (bridge) {
           // The bridge's port moves with the task, so this call cannot be retried: send the code along.
-          reply = await run(withCode(), { transferList: [bridge.remote] });
+          reply = await run(withCode(), [bridge.remote]);
         } else {
           reply = await run(task);
           // A worker that has not seen this version yet asks for its compiled code, once.
           if (reply.missing) reply = await run(withCode());
         }
-        // The answer crossed the watchdog terminating its worker at the deadline: it is a timeout all the same, and
-        // this call waits for the replacement like any call that cost its worker.
-        if ((stopped = watchdog.end(seq))) throw new Error('stopped at its deadline');
       } catch (err) {
-        const timedOut = stopped || watchdog.end(seq);
-        // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it. A
-        // call given up in the queue cost no worker.
-        if (!queuedPastDeadline && destroyed > destroyedBefore && unclaimedDestroys > 0) {
+        const timedOut = watchdog.end(signal);
+        // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
+        if (destroyed > destroyedBefore && unclaimedDestroys > 0) {
           unclaimedDestroys--;
           await replacement();
         }
         if (timedOut) return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
         return { ok: false, kind: 'trap', message: workerFailure(err as Error) };
       } finally {
-        watchdog.end(seq);
+        watchdog.end(signal);
         bridge?.close();
       }
       const output = reply.output ? { output: reply.output } : {};

@@ -1,40 +1,51 @@
-import type { Worker } from 'node:worker_threads';
-
-/** Workers one watchdog can follow: a slot each. The pool's size is checked against it. */
-export const WATCH_SLOTS = 256;
-
 /**
  * Stops calls that run past their time limit, with one timer for all of them instead of one per call.
  *
- * A call past its limit can only be stopped by terminating the worker running it (nothing else stops a wasm loop).
- * Piscina can do that through a per-task AbortSignal, but a signal per call made up a third of a warm call's cost
- * (measured: a bare Piscina round trip 61 µs, 97 µs with a signal). So each worker says which call it runs: it owns a
- * slot of a shared array (its threadId, then the sequence number of its call, 0 between calls), and the watchdog's
- * one timer, armed for the earliest deadline, finds an overdue call's worker there and terminates it. Piscina fails
- * that worker's task ("worker exited") and starts a replacement, as it does for an aborted task.
- *
- * A call still queued at its deadline (no worker shows it yet) is given up: its caller is told at once (`giveUp`),
- * and the worker that takes it later returns without running it (the task carries its deadline).
+ * A call past its limit can only be stopped by terminating the worker running it (nothing else stops a wasm loop);
+ * Piscina does that, or drops a call still queued, when the call's abort signal fires. An AbortController and a timer
+ * per call made up a third of a warm call's cost (measured: a bare Piscina round trip 61 µs, 97 µs with a signal):
+ * EventTarget listeners are slow to add and remove, and each call armed and cleared a timer. So each call gets the
+ * smallest signal Piscina accepts (an object with `once`/`removeListener`, as an EventEmitter has), and one timer,
+ * armed for the earliest deadline, fires the signals of the calls that are overdue. Piscina's own handling then
+ * applies unchanged: it terminates the worker and never gives it another task, or takes the call out of its queue.
  */
 export interface Watchdog {
-  /** Handed to every worker (Piscina's `workerData.watch`): the slots. */
-  readonly shared: SharedArrayBuffer;
-  /** A call's sequence number and deadline (`Date.now()` ms), `timeoutMs` from now; `giveUp` if it is still queued then. */
-  begin(timeoutMs: number, giveUp: () => void): { seq: number; deadline: number };
-  /** The call is over; whether the watchdog stopped it (its worker terminated, or the call given up, at the deadline). */
-  end(seq: number): boolean;
-  /** A worker is gone: its slot is free for the next. */
-  released(threadId: number): void;
+  /** The signal of a call whose deadline is `timeoutMs` from now; pass it to Piscina's `run`. */
+  begin(timeoutMs: number): CallSignal;
+  /** The call is over: its deadline is dropped. Whether the watchdog stopped it (Piscina was listening when it fired). */
+  end(signal: CallSignal): boolean;
   stop(): void;
 }
 
-export function createWatchdog(threads: () => readonly Worker[]): Watchdog {
-  const shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * 2 * WATCH_SLOTS);
-  // [2i]: the threadId owning slot i (0: free); [2i + 1]: the sequence number of the call it runs (0: none).
-  const cells = new Int32Array(shared);
-  const deadlines = new Map<number, { at: number; giveUp: () => void }>();
-  const stopped = new Set<number>();
-  let seq = 0;
+/** What Piscina reads of a signal: `aborted`, `reason`, and `once`/`removeListener` for 'abort'. */
+export class CallSignal {
+  aborted = false;
+  reason: Error | undefined;
+  /** The watchdog fired while Piscina was listening: the call was stopped. */
+  stopped = false;
+  private listener: (() => void) | null = null;
+  constructor(readonly deadline: number) {}
+  once(_event: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+  removeListener(_event: 'abort', _listener: () => void): void {
+    this.listener = null;
+  }
+  fire(reason: Error): void {
+    this.aborted = true;
+    this.reason = reason;
+    const listener = this.listener;
+    this.listener = null;
+    if (listener) {
+      this.stopped = true;
+      listener();
+    }
+  }
+}
+
+export function createWatchdog(): Watchdog {
+  // Calls in flight in the order they began: with one limit per plugin version, deadlines mostly come in order.
+  const pending = new Set<CallSignal>();
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Infinity;
 
@@ -42,7 +53,7 @@ export function createWatchdog(threads: () => readonly Worker[]): Watchdog {
     if (timer && armedFor <= at) return;
     if (timer) clearTimeout(timer);
     armedFor = at;
-    timer = setTimeout(check, Math.max(0, at - Date.now()));
+    timer = setTimeout(check, Math.max(0, at - performance.now()));
     // Never what keeps a process alive: a call in flight is awaited by its caller.
     timer.unref();
   };
@@ -50,54 +61,35 @@ export function createWatchdog(threads: () => readonly Worker[]): Watchdog {
   function check() {
     timer = null;
     armedFor = Infinity;
-    const now = Date.now();
+    const now = performance.now();
     let next = Infinity;
-    for (const [s, deadline] of deadlines) {
-      if (deadline.at > now) {
-        next = Math.min(next, deadline.at);
+    for (const signal of pending) {
+      if (signal.deadline > now) {
+        next = Math.min(next, signal.deadline);
         continue;
       }
-      deadlines.delete(s);
-      stopped.add(s);
-      const owner = ownerOf(s);
-      if (owner === null) deadline.giveUp();
-      else void threads().find((w) => w.threadId === owner)?.terminate();
+      pending.delete(signal);
+      signal.fire(new Error('the call ran past its time limit'));
     }
     if (next < Infinity) arm(next);
   }
 
-  function ownerOf(s: number): number | null {
-    for (let i = 0; i < WATCH_SLOTS; i++) if (Atomics.load(cells, 2 * i + 1) === s) return Atomics.load(cells, 2 * i) || null;
-    return null;
-  }
-
   return {
-    shared,
-    begin(timeoutMs, giveUp) {
-      // Sequence numbers stay positive int32s (0 means no call); wrapping takes two billion calls.
-      seq = seq >= 0x7fffffff ? 1 : seq + 1;
-      // Wall-clock time, which the workers read too.
-      const at = Date.now() + timeoutMs;
-      deadlines.set(seq, { at, giveUp });
-      arm(at);
-      return { seq, deadline: at };
+    begin(timeoutMs) {
+      const signal = new CallSignal(performance.now() + timeoutMs);
+      pending.add(signal);
+      arm(signal.deadline);
+      return signal;
     },
-    end(s) {
-      deadlines.delete(s);
-      return stopped.delete(s);
-    },
-    released(threadId) {
-      for (let i = 0; i < WATCH_SLOTS; i++) {
-        if (Atomics.load(cells, 2 * i) === threadId) {
-          Atomics.store(cells, 2 * i + 1, 0);
-          Atomics.store(cells, 2 * i, 0);
-        }
-      }
+    end(signal) {
+      pending.delete(signal);
+      return signal.stopped;
     },
     stop() {
       if (timer) clearTimeout(timer);
       timer = null;
-      deadlines.clear();
+      armedFor = Infinity;
+      pending.clear();
     },
   };
 }

@@ -1,7 +1,6 @@
 // The sandbox worker (Piscina). Plain JavaScript: worker threads do not go through the TypeScript loader.
 // It instantiates a transpiled component once per (tenant, plugin, grants) and calls one export per task, with the
 // imports of worker-grants.mjs: nothing is reachable that the version's permissions do not grant.
-import { threadId, workerData } from 'node:worker_threads';
 import { callExtension } from '@bytecodealliance/preview2-shim/io-worker';
 import { GuestExit, call, compileFsPolicy, grantedImports } from './worker-grants.mjs';
 import { EGRESS_GUARD_URL } from '../egress/index.mjs';
@@ -113,28 +112,9 @@ function output() {
   return { stdout: o.stdout.toString('utf8'), stderr: o.stderr.toString('utf8'), truncated: o.truncated };
 }
 
-// The watchdog's slots (watchdog.ts): this worker claims one for its threadId and shows there the number of the call
-// it runs, so the main thread can find it and terminate it when that call outlives its limit.
-const watch = new Int32Array(workerData.watch);
-let slot = -1;
-for (let i = 0; i < watch.length / 2 && slot < 0; i++) if (Atomics.compareExchange(watch, 2 * i, 0, threadId) === 0) slot = i;
-// A worker the watchdog cannot see could run a call without limit: it does not start.
-if (slot < 0) throw new Error('no watchdog slot is free for this sandbox worker');
-
 export default async function invoke(task) {
   // A warm-up task: the worker has loaded this module and its imports, so a call's time limit never pays for that.
   if (task.ping) return { ok: true };
-  // Taken from the queue past its deadline: its caller has been told, and the guest must not run after that.
-  if (Date.now() >= task.deadline) return { ok: false, kind: 'timeout', message: 'the call waited past its time limit' };
-  Atomics.store(watch, 2 * slot + 1, task.seq);
-  try {
-    return await run(task);
-  } finally {
-    Atomics.store(watch, 2 * slot + 1, 0);
-  }
-}
-
-async function run(task) {
   if (!artifacts.has(task.key) || !grantsByKey.has(task.grantsKey)) {
     if (!task.glue || !task.grants) return { missing: true };
     if (!artifacts.has(task.key)) {
