@@ -20,7 +20,6 @@ export interface CompileAhead {
   start(): Promise<CompileStats>;
   /** Stops: what is left is compiled on first use, as without this. */
   stop(): void;
-  stats(): CompileStats;
 }
 
 /** How many compiles are still queued, how many were done here, and the longest of them (tests, logs). */
@@ -41,8 +40,9 @@ export function compileAhead(): CompileAhead {
   const drain = async () => {
     while (!stopped && queue.length) {
       await next();
-      const compile = queue.shift();
-      if (stopped || !compile) break;
+      // Stopped while waiting for the turn: stop() has emptied the queue.
+      if (stopped) break;
+      const compile = queue.shift()!;
       const t = performance.now();
       try {
         compile();
@@ -64,6 +64,5 @@ export function compileAhead(): CompileAhead {
       stopped = true;
       queue.length = 0;
     },
-    stats,
   };
 }

@@ -17,8 +17,7 @@ import type { CompileAhead } from './compile-ahead.ts';
  * every route's answer is exercised by the surfaces' tests, which is where such a schema is found.
  *
  * With `ahead`, every deferred compile is also queued to be done in the background once the node serves
- * (compile-ahead.ts); that compile includes the Ajv validators fast-json-stringify picks a union's branch with,
- * which a first answer would otherwise compile when it first serializes such a field.
+ * (compile-ahead.ts). A compile includes the Ajv validators fast-json-stringify picks a union's branch with.
  */
 
 type Serialize = (data: unknown) => string;
@@ -29,14 +28,15 @@ type Compile = (route: RouteSchema) => Serialize;
 export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
   const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: object | undefined) => Compile;
   return (externalSchemas, serializerOpts) => {
-    const compile = eager(externalSchemas, serializerOpts as object | undefined);
-    // Ahead, the union validators are compiled with the serializer, without Ajv's code optimization: they only pick a
-    // union's branch, and unoptimized the largest (the capabilities list) compiles in 35–50 ms instead of 65.
-    const compileAll = eager(externalSchemas, { ...(serializerOpts as object | undefined), compileValidators: true, ajv: { code: { optimize: false } } });
+    // The union validators are compiled with the serializer (not on the first answer that has such a field), without
+    // Ajv's code optimization: they only pick a union's branch, and unoptimized the largest (the capabilities list)
+    // compiles in 35–50 ms instead of 65.
+    const compile = eager(externalSchemas, { ...(serializerOpts as object | undefined), compileValidators: true, ajv: { code: { optimize: false } } });
     return (route) => {
       let serialize: Serialize | undefined;
-      ahead?.defer(() => void (serialize ??= compileAll(route)));
-      return (data) => (serialize ??= compile(route))(data);
+      const compiled = () => (serialize ??= compile(route));
+      ahead?.defer(() => void compiled());
+      return (data) => compiled()(data);
     };
   };
 }

@@ -43,13 +43,12 @@ const ajvOf = (part: HttpPart) => (part === 'body' ? (shared.body ??= make(false
  * body keeps its own types, so `"client_id": 42` is refused rather than read as the string "42" (fastify's single
  * default Ajv coerces bodies too). Defaults are filled in, and fields a schema closes off are dropped.
  *
- * The Ajv instances are made ahead, each in a macrotask of its own, not inside a request: made in the first request
+ * With `ahead`, the Ajv instances are made in the background too, not inside a request: made in the first request
  * that needs one, they held the event loop 40–90 ms (DESIGN §5: the main-thread budget).
  */
 export function createValidatorCompiler(ahead?: CompileAhead): FastifySchemaCompiler<unknown> {
-  // The two Ajv instances first, each in a macrotask of its own: in the compile-ahead queue, else on timers.
+  // The two Ajv instances first, each in a compile-ahead turn of its own (without it, on the first use of each).
   if (ahead) for (const part of ['body', 'querystring'] as const) ahead.defer(() => void ajvOf(part));
-  else setTimeout(() => (ajvOf('body'), setTimeout(() => ajvOf('querystring'), 0).unref()), 0).unref();
   // Compiled on a route's first request (or ahead, in the background, once the node serves), not at start:
   // compiling every route's schemas took a quarter of a second of each start, for routes most nodes never see.
   return ({ schema, httpPart }) => {

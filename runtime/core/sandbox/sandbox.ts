@@ -204,13 +204,13 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
           if (reply.missing) reply = await run(withCode());
         }
       } catch (err) {
-        const timedOut = watchdog.end(signal);
         // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
         if (destroyed > destroyedBefore && unclaimedDestroys > 0) {
           unclaimedDestroys--;
           await replacement();
         }
-        if (timedOut) return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
+        // Stopped by the watchdog only if Piscina was still listening when it fired (not a call that answered first).
+        if (signal.stopped) return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
         return { ok: false, kind: 'trap', message: workerFailure(err as Error) };
       } finally {
         watchdog.end(signal);

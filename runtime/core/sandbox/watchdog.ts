@@ -12,8 +12,8 @@
 export interface Watchdog {
   /** The signal of a call whose deadline is `timeoutMs` from now; pass it to Piscina's `run`. */
   begin(timeoutMs: number): CallSignal;
-  /** The call is over: its deadline is dropped. Whether the watchdog stopped it (Piscina was listening when it fired). */
-  end(signal: CallSignal): boolean;
+  /** The call is over: its deadline is dropped. (`signal.stopped` says whether the watchdog stopped it.) */
+  end(signal: CallSignal): void;
   stop(): void;
 }
 
@@ -44,7 +44,8 @@ export class CallSignal {
 }
 
 export function createWatchdog(): Watchdog {
-  // Calls in flight in the order they began: with one limit per plugin version, deadlines mostly come in order.
+  // Calls in flight. The timer is armed for the earliest deadline; when it fires, all of them are checked (a few dozen at
+  // most: the lanes bound the calls in flight).
   const pending = new Set<CallSignal>();
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Infinity;
@@ -83,7 +84,6 @@ export function createWatchdog(): Watchdog {
     },
     end(signal) {
       pending.delete(signal);
-      return signal.stopped;
     },
     stop() {
       if (timer) clearTimeout(timer);
