@@ -1,13 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import type { FuncType } from '../wasm/index.ts';
 import { definedMemories } from '../wasm/index.ts';
 import { camel, fromGuest, toGuest } from './values.ts';
+import { createSandboxThreads, type SandboxThreads } from './threads.ts';
 import { createWatchdog } from './watchdog.ts';
-
-export const WORKER_FILE = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
 /** A compiled, ready-to-call version: its JS glue and its (memory-capped) core modules. */
 export interface LoadedArtifacts {
@@ -69,68 +66,32 @@ const NO_GRANTS_KEY = grantsKeyOf(NO_GRANTS);
 const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown } }).WebAssembly;
 
 /**
- * Piscina worker threads that run plugin calls. A call past its timeout is aborted by terminating its worker (the
- * only way to stop a wasm loop; one watchdog timer fires the overdue calls' signals, watchdog.ts); Piscina replaces the
- * worker and other calls go on. Wasm linear memory is capped in
- * the modules themselves (see memory-cap.ts); the JS heap of each worker is capped here.
+ * Worker threads that run plugin calls (threads.ts). A call past its timeout is stopped by terminating its thread (the
+ * only way to stop a wasm loop; one watchdog timer fires the overdue calls' signals, watchdog.ts); the thread is
+ * replaced and other calls go on. Wasm linear memory is capped in the modules themselves (see memory-cap.ts); the JS
+ * heap of each thread is capped here.
  *
- * The pool has a fixed size: the lanes hand out one slot per thread, so every slot must have a live worker behind
- * it. A call that cost its worker (a timeout, a worker out of memory) returns only once the replacement is ready,
- * so the tenant at fault holds its lane slot through the respawn and its neighbours never wait for one.
+ * The set has a fixed size: the lanes hand out one slot per thread, so every slot must have a live thread behind it.
+ * A call that cost its thread (a timeout, a thread out of memory) returns only once the replacement is ready, so the
+ * tenant at fault holds its lane slot through the respawn and its neighbours never wait for one.
  */
 export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
   const threads = opts.threads ?? 2;
-  // Replacements are announced by 'workerCreate'; calls that cost a worker wait for one each, in order. A call
-  // claims a worker's destruction only if one happened while it ran and nobody claimed it yet: a call refused
-  // without costing a worker (aborted while queued) must not wait, nor take another call's replacement.
-  const awaitingReplacement: (() => void)[] = [];
-  let destroyed = 0;
-  let unclaimedDestroys = 0;
-  // Workers start on the first call: a node that never runs a plugin spends nothing on them.
-  let piscina: Piscina | null = null;
+  // Threads start on the first call: a node that never runs a plugin spends nothing on them.
+  let pool: SandboxThreads | null = null;
   const watchdog = createWatchdog();
-  // Resolves once every worker has loaded (a warm-up task each): calls are timed from then on, so the first calls
-  // after a start never spend their time limit on the workers' start-up.
-  let warm: Promise<unknown> = Promise.resolve();
   // Once warm, a call goes straight on instead of waiting a turn of the microtask queue for `warm`.
   let isWarm = false;
-  const pool = () => {
-    if (piscina) return piscina;
-    piscina = new Piscina({
-      filename: WORKER_FILE,
-      minThreads: threads,
-      maxThreads: threads,
-      // Per-task timing histograms cost every call and nothing reads them (the lanes keep their own figures).
-      recordTiming: false,
-      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 128 },
-    });
-    piscina.on('workerCreate', () => awaitingReplacement.shift()?.());
-    piscina.on('workerDestroy', () => {
-      destroyed++;
-      unclaimedDestroys++;
-    });
-    const p = piscina;
+  const started = () => {
+    if (pool) return pool;
+    const p = (pool = createSandboxThreads({ threads, maxHeapMb: opts.maxHeapMb ?? 128 }));
     isWarm = false;
-    // Only this pool's warm-up marks it warm: a closed pool's warm-up finishing late must not vouch for its successor.
-    warm = Promise.all(Array.from({ length: threads }, () => p.run({ ping: true }).catch(() => undefined))).then(() => {
-      if (piscina === p) isWarm = true;
+    // Only this set's warm-up marks it warm: a closed set's warm-up finishing late must not vouch for its successor.
+    void p.warm.then(() => {
+      if (pool === p) isWarm = true;
     });
-    return piscina;
+    return p;
   };
-  const replacement = (limitMs = 5_000) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      // Bounded: a pool being closed never replaces its workers.
-      const timer = setTimeout(() => {
-        const i = awaitingReplacement.indexOf(done);
-        if (i >= 0) awaitingReplacement.splice(i, 1);
-        resolve();
-      }, limitMs);
-      awaitingReplacement.push(done);
-    });
   const compiled = new Map<string, LoadedArtifacts>();
 
   return {
@@ -186,12 +147,12 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
         grantsKey: call.grantsKey ?? (call.grants ? grantsKeyOf(grantsOf()) : NO_GRANTS_KEY),
         ...(bridge ? { bridge: { port: bridge.remote, flag: bridge.flag } } : {}),
       };
-      const p = pool();
-      if (!isWarm) await warm;
-      // Timed from here: the watchdog fires the call's signal at its deadline, and Piscina stops it.
+      const p = started();
+      // Calls are timed from when the threads have loaded: the first calls after a start never pay for that.
+      if (!isWarm) await p.warm;
+      // Timed from here: the watchdog fires the call's signal at its deadline, and the threads stop it.
       const signal = watchdog.begin(call.timeoutMs);
-      const run = (t: object, transferList?: MessagePort[]) => p.run(t, { signal: signal as never, ...(transferList ? { transferList } : {}) }) as Promise<WorkerReply>;
-      const destroyedBefore = destroyed;
+      const run = (t: object, transferList?: MessagePort[]) => p.run(t, signal, transferList) as Promise<WorkerReply>;
       let reply: WorkerReply;
       try {
         const withCode = () => ({ ...task, glue: a.glue, modules: a.modules, memories: a.memories, grants: grantsOf() });
@@ -204,12 +165,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
           if (reply.missing) reply = await run(withCode());
         }
       } catch (err) {
-        // The worker is gone (terminated at the timeout, or dead of its heap limit): wait for the one replacing it.
-        if (destroyed > destroyedBefore && unclaimedDestroys > 0) {
-          unclaimedDestroys--;
-          await replacement();
-        }
-        // Stopped by the watchdog only if Piscina was still listening when it fired (not a call that answered first).
+        // Stopped by the watchdog only if the call was still queued or running when it fired (not one that answered).
         if (signal.stopped) return { ok: false, kind: 'timeout', message: `the call ran past its ${call.timeoutMs} ms limit and was stopped` };
         return { ok: false, kind: 'trap', message: workerFailure(err as Error) };
       } finally {
@@ -231,11 +187,12 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       }
       return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed', ...output };
     },
-    stats: () => ({ threads: piscina?.threads.length ?? 0, queued: piscina?.queueSize ?? 0, completed: piscina?.completed ?? 0 }),
+    stats: () => pool?.stats() ?? { threads: 0, queued: 0, completed: 0 },
     close: async () => {
       watchdog.stop();
-      await piscina?.destroy();
-      piscina = null;
+      const p = pool;
+      pool = null;
+      await p?.close();
     },
   };
 }

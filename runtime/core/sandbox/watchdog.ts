@@ -1,44 +1,36 @@
 /**
  * Stops calls that run past their time limit, with one timer for all of them instead of one per call.
  *
- * A call past its limit can only be stopped by terminating the worker running it (nothing else stops a wasm loop);
- * Piscina does that, or drops a call still queued, when the call's abort signal fires. An AbortController and a timer
- * per call made up a third of a warm call's cost (measured: a bare Piscina round trip 61 µs, 97 µs with a signal):
- * EventTarget listeners are slow to add and remove, and each call armed and cleared a timer. So each call gets the
- * smallest signal Piscina accepts (an object with `once`/`removeListener`, as an EventEmitter has), and one timer,
- * armed for the earliest deadline, fires the signals of the calls that are overdue. Piscina's own handling then
- * applies unchanged: it terminates the worker and never gives it another task, or takes the call out of its queue.
+ * A call past its limit can only be stopped by terminating the thread running it (nothing else stops a wasm loop);
+ * the sandbox threads do that, or drop a call still queued, when the call's signal fires. An AbortController and a
+ * timer per call made up a third of a warm call's cost (EventTarget listeners are slow to add and remove, and each call
+ * armed and cleared a timer). So each call gets a plain signal, and one timer, armed for the earliest deadline, fires
+ * the signals of the calls that are overdue.
  */
 export interface Watchdog {
-  /** The signal of a call whose deadline is `timeoutMs` from now; pass it to Piscina's `run`. */
+  /** The signal of a call whose deadline is `timeoutMs` from now. */
   begin(timeoutMs: number): CallSignal;
   /** The call is over: its deadline is dropped. (`signal.stopped` says whether the watchdog stopped it.) */
   end(signal: CallSignal): void;
   stop(): void;
 }
 
-/** What Piscina reads of a signal: `aborted`, `reason`, and `once`/`removeListener` for 'abort'. */
 export class CallSignal {
   aborted = false;
   reason: Error | undefined;
-  /** The watchdog fired while Piscina was listening: the call was stopped. */
+  /** The watchdog fired while something was stopping the call: it was stopped. */
   stopped = false;
-  private listener: (() => void) | null = null;
+  /** What stops the call where it is now (queued, or running on a thread); null while nothing runs it. */
+  onStop: (() => void) | null = null;
   constructor(readonly deadline: number) {}
-  once(_event: 'abort', listener: () => void): void {
-    this.listener = listener;
-  }
-  removeListener(_event: 'abort', _listener: () => void): void {
-    this.listener = null;
-  }
   fire(reason: Error): void {
     this.aborted = true;
     this.reason = reason;
-    const listener = this.listener;
-    this.listener = null;
-    if (listener) {
+    const stop = this.onStop;
+    this.onStop = null;
+    if (stop) {
       this.stopped = true;
-      listener();
+      stop();
     }
   }
 }

@@ -1,4 +1,5 @@
-// The sandbox worker (Piscina). Plain JavaScript: worker threads do not go through the TypeScript loader.
+// What a sandbox thread (thread-entry.mjs) runs for each call. Plain JavaScript: worker threads do not go through the
+// TypeScript loader.
 // It instantiates a transpiled component once per (tenant, plugin, grants) and calls one export per task, with the
 // imports of worker-grants.mjs: nothing is reachable that the version's permissions do not grant.
 import { callExtension } from '@bytecodealliance/preview2-shim/io-worker';
@@ -113,8 +114,6 @@ function output() {
 }
 
 export default async function invoke(task) {
-  // A warm-up task: the worker has loaded this module and its imports, so a call's time limit never pays for that.
-  if (task.ping) return { ok: true };
   if (!artifacts.has(task.key) || !grantsByKey.has(task.grantsKey)) {
     if (!task.glue || !task.grants) return { missing: true };
     if (!artifacts.has(task.key)) {
