@@ -1,22 +1,17 @@
 // The entry of a sandbox thread (threads.ts). Plain JavaScript: worker threads do not go through the TypeScript loader.
 // The thread runs one call at a time: it parks on its doorbell (the REQUESTS word of its shared block), takes the call
-// off its port, runs it (worker.mjs), posts the reply and rings the REPLIES word. Before parking it spins for a moment:
-// on virtual machines, waking a parked thread costs tens of microseconds, more than most calls take, and a call that
-// follows another arrives within that moment.
+// off its port, runs it (worker.mjs), posts the reply and rings the REPLIES word, which the main thread may be watching.
+// It does not spin before it parks: on a small machine, the core it would burn is the one the node's loop needs.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import invoke from './worker.mjs';
 
 const REQUESTS = 0;
 const REPLIES = 1;
-const { port, control, spinUs } = workerData;
+const { port, control } = workerData;
 const words = new Int32Array(control);
 let seen = 0;
 
 function park() {
-  if (Atomics.load(words, REQUESTS) === seen && spinUs > 0) {
-    const until = performance.now() + spinUs / 1000;
-    while (Atomics.load(words, REQUESTS) === seen && performance.now() < until);
-  }
   Atomics.wait(words, REQUESTS, seen);
   seen = Atomics.load(words, REQUESTS);
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
+import { createSpinPolicy } from './spin-policy.ts';
 import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
@@ -8,16 +9,6 @@ const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url))
 const REQUESTS = 0;
 const REPLIES = 1;
 
-/**
- * How long each side spins for the other before it parks, in microseconds. Measured on a 2-core VM: a round trip to a
- * parked thread through its port costs 70–90 µs, nearly all of it the wake-ups of the parked threads (the hypervisor's
- * cost, not the code's); with both sides spinning, 10–15 µs. A thread spins after each reply, so a call that follows at
- * once finds it awake. The main thread spins after posting a call, for any thread's reply, never longer than
- * MAIN_SPIN_US per call nor SPIN_PER_TURN_US per turn of its event loop (its other work waits meanwhile).
- */
-const MAIN_SPIN_US = 40;
-const THREAD_SPIN_US = 30;
-const SPIN_PER_TURN_US = 100;
 /** A call that cost its thread returns once the replacement is ready, or after this long. */
 const REPLACEMENT_WAIT_MS = 5_000;
 
@@ -59,8 +50,9 @@ export interface SandboxThreads {
 
 /**
  * A fixed set of worker threads that run sandbox calls one at a time each, with a doorbell in shared memory instead of
- * a pool's task protocol (Piscina's round trip parks both threads on every call; see the spin note above). Each
- * thread's JS heap is capped; a thread that dies (out of memory, terminated at a deadline) is replaced at once.
+ * a pool's task protocol: the main thread can see that a reply has come without waiting for its loop to be woken, and
+ * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
+ * dies (out of memory, terminated at a deadline) is replaced at once.
  */
 export function createSandboxThreads(opts: { threads: number; maxHeapMb: number }): SandboxThreads {
   const threads: Thread[] = [];
@@ -70,12 +62,13 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   let closing = false;
   // A thread that dies before it is ready (its module does not load) is not replaced: the next would die the same way.
   let broken: Error | null = null;
+  const spin = createSpinPolicy();
 
   const spawn = (): Thread => {
     const { port1, port2 } = new MessageChannel();
     const control = new SharedArrayBuffer(8);
     const worker = new Worker(ENTRY_FILE, {
-      workerData: { port: port2, control, spinUs: THREAD_SPIN_US },
+      workerData: { port: port2, control },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
     });
@@ -156,25 +149,15 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     spinForReplies();
   }
 
-  // The main thread's spin, bounded per turn of the event loop so that sandbox calls answering one after another can
-  // never keep it from its other work (sockets, timers) for more than SPIN_PER_TURN_US.
-  let spunUs = 0;
-  let turnEnds = false;
-  const newTurn = () => {
-    spunUs = 0;
-    turnEnds = false;
-  };
+  // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (spin-policy.ts).
   function spinForReplies() {
-    if (spunUs >= SPIN_PER_TURN_US) return;
-    if (!turnEnds) {
-      turnEnds = true;
-      setImmediate(newTurn);
-    }
+    const allowance = spin.allowance();
+    if (allowance <= 0) return;
     const t0 = performance.now();
-    const until = t0 + Math.min(MAIN_SPIN_US, SPIN_PER_TURN_US - spunUs) / 1000;
+    const until = t0 + allowance / 1000;
     let replied: Thread | undefined;
     while (!(replied = threads.find((x) => x.call && Atomics.load(x.words, REPLIES) !== x.replies)) && performance.now() < until);
-    spunUs += (performance.now() - t0) * 1000;
+    spin.spent((performance.now() - t0) * 1000);
     if (!replied) return;
     // The reply is on the port already: take it now instead of after the loop's next wake-up.
     const entry = receiveMessageOnPort(replied.port);
@@ -207,6 +190,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     stats: () => ({ threads: threads.length, queued: queue.length, completed }),
     async close() {
       closing = true;
+      spin.stop();
       for (const q of queue.splice(0)) q.reject(new Error('the sandbox is closed'));
       await Promise.all(threads.map((t) => t.worker.terminate()));
     },

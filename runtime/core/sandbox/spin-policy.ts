@@ -1,0 +1,60 @@
+/**
+ * When the main thread may spin for a sandbox thread's reply instead of going back to its event loop, and for how long.
+ *
+ * Measured on a 2-core VM: a call's round trip to a sandbox thread is 70–90 µs when the main thread waits in its loop,
+ * and 15–25 µs when it spins, because waking a parked thread costs 30–40 µs there (the hypervisor's cost, not the
+ * code's). But spinning is only cheap when the loop has nothing else to do: an MCP gateway at 16 connections serves
+ * 20–25% fewer calls when its main thread spins even 20 µs a call, since the time comes out of parsing and answering
+ * other requests. So the main thread spins only while its loop has time to spare (busy under MAX_LOAD of the last
+ * sample window, its own spinning not counted), at most PER_CALL_US per call and PER_TURN_US per turn of the loop, so
+ * calls answering one after another never keep it from its sockets and timers longer than that.
+ */
+const PER_CALL_US = 40;
+const PER_TURN_US = 100;
+const MAX_LOAD = 0.7;
+const WINDOW_MS = 50;
+
+export interface SpinPolicy {
+  /** Microseconds the caller may spin now (0: go back to the loop). */
+  allowance(): number;
+  /** The caller spun this long. */
+  spent(us: number): void;
+  stop(): void;
+}
+
+export function createSpinPolicy(): SpinPolicy {
+  let load = 1;
+  let spunInTurn = 0;
+  let turnEnds = false;
+  let spunTotal = 0;
+  let spunAtSample = 0;
+  let last = performance.eventLoopUtilization();
+  const sampler = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const d = performance.eventLoopUtilization(now, last);
+    const spunMs = (spunTotal - spunAtSample) / 1000;
+    load = (d.active - spunMs) / Math.max(1e-6, d.active + d.idle);
+    last = now;
+    spunAtSample = spunTotal;
+  }, WINDOW_MS);
+  sampler.unref();
+  const newTurn = () => {
+    spunInTurn = 0;
+    turnEnds = false;
+  };
+  return {
+    allowance() {
+      if (load > MAX_LOAD || spunInTurn >= PER_TURN_US) return 0;
+      if (!turnEnds) {
+        turnEnds = true;
+        setImmediate(newTurn);
+      }
+      return Math.min(PER_CALL_US, PER_TURN_US - spunInTurn);
+    },
+    spent(us) {
+      spunInTurn += us;
+      spunTotal += us;
+    },
+    stop: () => clearInterval(sampler),
+  };
+}

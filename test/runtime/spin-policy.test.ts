@@ -1,0 +1,62 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createSpinPolicy } from '../../runtime/core/sandbox/index.ts';
+
+const idle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nextTurn = () => new Promise((r) => setImmediate(r));
+/** Holds the loop in slices of `sliceMs`, with a turn between them, for about `ms`. */
+async function busy(ms: number, sliceMs = 20) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const until = Math.min(end, performance.now() + sliceMs);
+    while (performance.now() < until);
+    await nextTurn();
+  }
+}
+
+describe('the main thread spins for sandbox replies only with time to spare', () => {
+  it('spins while the loop is mostly idle, not while it is busy, and not before it has been measured', async () => {
+    const spin = createSpinPolicy();
+    onTestFinished(() => spin.stop());
+    // Nothing measured yet: assume a busy loop.
+    expect(spin.allowance()).toBe(0);
+    await idle(120);
+    expect(spin.allowance()).toBe(40);
+    await busy(150);
+    expect(spin.allowance()).toBe(0);
+    await idle(120);
+    expect(spin.allowance()).toBe(40);
+  });
+
+  it('does not count its own spinning as load', async () => {
+    const spin = createSpinPolicy();
+    onTestFinished(() => spin.stop());
+    await idle(120);
+    // The loop is held as long as before, but by spinning the policy allowed and was told of.
+    const end = performance.now() + 150;
+    while (performance.now() < end) {
+      spin.allowance();
+      const t0 = performance.now();
+      while (performance.now() - t0 < 10);
+      spin.spent((performance.now() - t0) * 1000);
+      await nextTurn();
+    }
+    await nextTurn();
+    expect(spin.allowance()).toBe(40);
+  });
+
+  it('allows 40 µs per call and 100 µs per turn of the loop in all', async () => {
+    const spin = createSpinPolicy();
+    onTestFinished(() => spin.stop());
+    await idle(120);
+    expect(spin.allowance()).toBe(40);
+    spin.spent(40);
+    expect(spin.allowance()).toBe(40);
+    spin.spent(40);
+    expect(spin.allowance()).toBe(20);
+    spin.spent(20);
+    expect(spin.allowance()).toBe(0);
+    await nextTurn();
+    await nextTurn();
+    expect(spin.allowance()).toBe(40);
+  });
+});
