@@ -6,8 +6,8 @@
  * code's). But spinning is only cheap when the loop has nothing else to do: an MCP gateway at 16 connections serves
  * 20–25% fewer calls when its main thread spins even 20 µs a call, since the time comes out of parsing and answering
  * other requests. So the main thread spins only while its loop has time to spare (busy under MAX_LOAD of the last
- * sample window, its own spinning not counted), at most PER_CALL_US per call and PER_TURN_US per turn of the loop, so
- * calls answering one after another never keep it from its sockets and timers longer than that.
+ * sample window, its own spinning not counted), at most PER_CALL_US per call and PER_TURN_US of spinning per turn of
+ * the loop in all: calls answering one after another cannot keep it spinning away from its sockets and timers.
  */
 const PER_CALL_US = 40;
 const PER_TURN_US = 100;

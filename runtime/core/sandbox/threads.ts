@@ -9,6 +9,8 @@ const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url))
 const REQUESTS = 0;
 const REPLIES = 1;
 
+/** Threads in a row that may die while loading before no more are started. */
+const MAX_BOOT_FAILURES = 3;
 /** A call that cost its thread returns once the replacement is ready, or after this long. */
 const REPLACEMENT_WAIT_MS = 5_000;
 
@@ -60,7 +62,9 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   let running = 0;
   let completed = 0;
   let closing = false;
-  // A thread that dies before it is ready (its module does not load) is not replaced: the next would die the same way.
+  // Threads that die before they are ready (their module does not load) are replaced a few times in a row at most: the
+  // next would most likely die the same way. With no thread left, every call is refused with the last reason.
+  let bootFailures = 0;
   let broken: Error | null = null;
   const spin = createSpinPolicy();
 
@@ -72,9 +76,8 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
     });
-    // Only a call in flight keeps the process alive (its port is referenced while it runs).
+    // A thread keeps the process alive while it loads and while it runs a call (its port is referenced then).
     worker.unref();
-    port1.unref();
     const t: Thread = { worker, port: port1, words: new Int32Array(control), replies: 0, ready: false, call: null, gone: false, onReady: [] };
     port1.on('message', (m: unknown) => answered(t, m));
     worker.on('error', (err) => (t.error ??= err));
@@ -84,15 +87,21 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   };
 
   function answered(t: Thread, message: unknown) {
+    // A thread being terminated answers nothing: its call is settled when it has exited and been replaced, even if its
+    // reply was already on the way (a call stopped at its deadline never returns before the replacement is ready).
+    if (t.gone) return;
     if (!t.ready) {
       t.ready = true;
+      bootFailures = 0;
+      if (!t.call) t.port.unref();
       for (const f of t.onReady.splice(0)) f();
       dispatch();
       return;
     }
     const call = t.call;
     if (!call) return;
-    t.replies++;
+    // The REPLIES word is an Int32 and wraps; so does the count it is compared with.
+    t.replies = (t.replies + 1) | 0;
     t.call = null;
     running--;
     completed++;
@@ -108,14 +117,20 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     t.port.close();
     const call = t.call;
     const err = t.error ?? new Error('the sandbox thread exited');
-    if (!t.ready && !closing) broken = err;
+    if (!t.ready && !closing) bootFailures++;
     for (const f of t.onReady.splice(0)) f();
     if (call) {
       t.call = null;
       running--;
+      // The thread is gone: nothing is left for the watchdog to stop, so firing now would call an out-of-memory death
+      // a timeout.
+      call.signal.onStop = null;
     }
-    const next = closing || broken ? null : spawn();
-    if (broken) for (const q of queue.splice(0)) q.reject(broken);
+    const next = closing || bootFailures >= MAX_BOOT_FAILURES ? null : spawn();
+    if (!closing && threads.length === 0) {
+      broken = err;
+      for (const q of queue.splice(0)) refuse(q, err);
+    } else dispatch();
     if (!call) return;
     if (!next) return call.reject(err);
     // Bounded: a pool being closed never makes its replacement ready.
@@ -134,6 +149,11 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     }
   }
 
+  function refuse(call: Call, err: Error) {
+    call.signal.onStop = null;
+    call.reject(err);
+  }
+
   function start(t: Thread, call: Call) {
     t.call = call;
     running++;
@@ -143,25 +163,42 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
       void t.worker.terminate();
     };
     t.port.ref();
-    t.port.postMessage(call.task, call.transferList);
+    try {
+      t.port.postMessage(call.task, call.transferList);
+    } catch (err) {
+      // A task that cannot be posted (a value that cannot be cloned) fails alone; the thread takes the next one.
+      t.call = null;
+      running--;
+      t.port.unref();
+      return refuse(call, err as Error);
+    }
     Atomics.add(t.words, REQUESTS, 1);
     Atomics.notify(t.words, REQUESTS, 1);
     spinForReplies();
   }
 
   // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (spin-policy.ts).
+  let spinning = false;
   function spinForReplies() {
+    // Not again from within the answer the spin took (answered → dispatch → start): one spin at a time.
+    if (spinning) return;
     const allowance = spin.allowance();
     if (allowance <= 0) return;
     const t0 = performance.now();
     const until = t0 + allowance / 1000;
     let replied: Thread | undefined;
-    while (!(replied = threads.find((x) => x.call && Atomics.load(x.words, REPLIES) !== x.replies)) && performance.now() < until);
+    while (!(replied = threads.find((x) => x.call && !x.gone && Atomics.load(x.words, REPLIES) !== x.replies)) && performance.now() < until);
     spin.spent((performance.now() - t0) * 1000);
     if (!replied) return;
     // The reply is on the port already: take it now instead of after the loop's next wake-up.
     const entry = receiveMessageOnPort(replied.port);
-    if (entry) answered(replied, entry.message);
+    if (!entry) return;
+    spinning = true;
+    try {
+      answered(replied, entry.message);
+    } finally {
+      spinning = false;
+    }
   }
 
   for (let i = 0; i < opts.threads; i++) spawn();
@@ -180,7 +217,8 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
         }
         // Stopped while queued: it leaves the queue; no thread is touched.
         signal.onStop = () => {
-          queue.splice(queue.indexOf(call), 1);
+          const i = queue.indexOf(call);
+          if (i >= 0) queue.splice(i, 1);
           reject(signal.reason ?? new Error('stopped'));
         };
         queue.push(call);
@@ -191,7 +229,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     async close() {
       closing = true;
       spin.stop();
-      for (const q of queue.splice(0)) q.reject(new Error('the sandbox is closed'));
+      for (const q of queue.splice(0)) refuse(q, new Error('the sandbox is closed'));
       await Promise.all(threads.map((t) => t.worker.terminate()));
     },
   };

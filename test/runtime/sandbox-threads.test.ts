@@ -1,0 +1,65 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CallSignal, createSandboxThreads } from '../../runtime/core/sandbox/index.ts';
+
+/** A call the thread answers at once without any code: a task naming code it has not seen (worker.mjs asks for it). */
+const UNKNOWN_CODE = { key: 'not-loaded', grantsKey: 'none', tenant: 't', func: 'f', args: [] };
+
+describe('sandbox threads', () => {
+  it('a call stopped at its deadline never returns its late reply, and rejects only once its thread is replaced', async () => {
+    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
+    onTestFinished(() => threads.close());
+    await threads.warm;
+    expect(await threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).toEqual({ missing: true });
+
+    const signal = new CallSignal(performance.now() + 5_000);
+    const outcome = threads.run(UNKNOWN_CODE, signal).then(
+      (value) => ({ resolved: value }),
+      (err: Error) => ({ rejected: err.message, threads: threads.stats().threads }),
+    );
+    // The thread answers within these milliseconds while the loop is held, so its reply is waiting on the port when
+    // the watchdog fires: the reply must be dropped with the thread.
+    const until = performance.now() + 30;
+    while (performance.now() < until);
+    signal.fire(new Error('the call ran past its time limit'));
+    expect(await outcome).toEqual({ rejected: 'the sandbox thread exited', threads: 1 });
+    expect(signal.stopped).toBe(true);
+    // The replacement serves.
+    expect(await threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).toEqual({ missing: true });
+  });
+
+  it('a call that cannot be posted fails alone; the thread takes the next one', async () => {
+    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
+    onTestFinished(() => threads.close());
+    await threads.warm;
+    const signal = new CallSignal(performance.now() + 5_000);
+    await expect(threads.run({ ...UNKNOWN_CODE, args: [() => 1] }, signal)).rejects.toThrow(/could not be cloned/);
+    expect(signal.onStop).toBeNull();
+    expect(await threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).toEqual({ missing: true });
+    expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: 1 });
+  });
+
+  it('a queued call stopped at its deadline leaves the queue without touching the running call', async () => {
+    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
+    onTestFinished(() => threads.close());
+    await threads.warm;
+    const first = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000));
+    const queuedSignal = new CallSignal(performance.now() + 5_000);
+    const queued = threads.run(UNKNOWN_CODE, queuedSignal);
+    queuedSignal.fire(new Error('the call ran past its time limit'));
+    await expect(queued).rejects.toThrow('the call ran past its time limit');
+    expect(await first).toEqual({ missing: true });
+    expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: 1 });
+  });
+
+  it('closing refuses the calls still queued', async () => {
+    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
+    await threads.warm;
+    const running = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000)).catch((e: Error) => e.message);
+    const queued = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000)).catch((e: Error) => e.message);
+    await threads.close();
+    expect(await queued).toBe('the sandbox is closed');
+    // The running call either answered before the thread was stopped or was ended with it: never left hanging.
+    expect([{ missing: true }, 'the sandbox thread exited']).toContainEqual(await running);
+    await expect(threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).rejects.toThrow('the sandbox is closed');
+  });
+});
