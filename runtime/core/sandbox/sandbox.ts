@@ -80,18 +80,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
   // Threads start on the first call: a node that never runs a plugin spends nothing on them.
   let pool: SandboxThreads | null = null;
   const watchdog = createWatchdog();
-  // Once warm, a call goes straight on instead of waiting a turn of the microtask queue for `warm`.
-  let isWarm = false;
-  const started = () => {
-    if (pool) return pool;
-    const p = (pool = createSandboxThreads({ threads, maxHeapMb: opts.maxHeapMb ?? 128 }));
-    isWarm = false;
-    // Only this set's warm-up marks it warm: a closed set's warm-up finishing late must not vouch for its successor.
-    void p.warm.then(() => {
-      if (pool === p) isWarm = true;
-    });
-    return p;
-  };
+  const started = () => (pool ??= createSandboxThreads({ threads, maxHeapMb: opts.maxHeapMb ?? 128 }));
   const compiled = new Map<string, LoadedArtifacts>();
 
   return {
@@ -149,7 +138,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {
       };
       const p = started();
       // Calls are timed from when the threads have loaded: the first calls after a start never pay for that.
-      if (!isWarm) await p.warm;
+      if (!p.isWarm()) await p.warm;
       // Timed from here: the watchdog fires the call's signal at its deadline, and the threads stop it.
       const signal = watchdog.begin(call.timeoutMs);
       const run = (t: object, transferList?: MessagePort[]) => p.run(t, signal, transferList) as Promise<WorkerReply>;

@@ -39,6 +39,8 @@ interface Thread {
 export interface SandboxThreads {
   /** Resolves once every thread has loaded: calls are timed from then on. */
   readonly warm: Promise<void>;
+  /** `warm` has resolved (a call then goes straight on instead of waiting a microtask turn for it). */
+  isWarm(): boolean;
   /**
    * Runs one call on the next free thread (first come, first served). The call's signal stops it: queued, it leaves
    * the queue; running, its thread is terminated (nothing else stops a wasm loop) and replaced, and the call rejects
@@ -59,7 +61,6 @@ export interface SandboxThreads {
 export function createSandboxThreads(opts: { threads: number; maxHeapMb: number }): SandboxThreads {
   const threads: Thread[] = [];
   const queue: Call[] = [];
-  let running = 0;
   let completed = 0;
   let closing = false;
   // Threads that die before they are ready (their module does not load) are replaced a few times in a row at most: the
@@ -103,7 +104,6 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     // The REPLIES word is an Int32 and wraps; so does the count it is compared with.
     t.replies = (t.replies + 1) | 0;
     t.call = null;
-    running--;
     completed++;
     t.port.unref();
     call.signal.onStop = null;
@@ -121,7 +121,6 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     for (const f of t.onReady.splice(0)) f();
     if (call) {
       t.call = null;
-      running--;
       // The thread is gone: nothing is left for the watchdog to stop, so firing now would call an out-of-memory death
       // a timeout.
       call.signal.onStop = null;
@@ -156,7 +155,6 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
 
   function start(t: Thread, call: Call) {
     t.call = call;
-    running++;
     call.signal.onStop = () => {
       // Stopped while running: only terminating the thread stops it (exited() answers the call).
       t.gone = true;
@@ -168,7 +166,6 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     } catch (err) {
       // A task that cannot be posted (a value that cannot be cloned) fails alone; the thread takes the next one.
       t.call = null;
-      running--;
       t.port.unref();
       return refuse(call, err as Error);
     }
@@ -202,10 +199,14 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   }
 
   for (let i = 0; i < opts.threads; i++) spawn();
-  const warm = Promise.all(threads.map((t) => new Promise<void>((resolve) => t.onReady.push(resolve)))).then(() => undefined);
+  let warmed = false;
+  const warm = Promise.all(threads.map((t) => new Promise<void>((resolve) => t.onReady.push(resolve)))).then(() => {
+    warmed = true;
+  });
 
   return {
     warm,
+    isWarm: () => warmed,
     run(task, signal, transferList) {
       if (closing) return Promise.reject(new Error('the sandbox is closed'));
       if (broken) return Promise.reject(broken);
