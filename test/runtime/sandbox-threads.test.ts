@@ -11,6 +11,11 @@ describe('sandbox threads', () => {
     await threads.warm;
     expect(await threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).toEqual({ missing: true });
 
+    // A busy loop: the main thread does not spin for the reply (spin-policy.ts), so the reply waits on the port.
+    const busyUntil = performance.now() + 120;
+    while (performance.now() < busyUntil);
+    // A timer, so that the policy's sampler (an overdue interval) has measured the busy loop first.
+    await new Promise((r) => setTimeout(r, 0));
     const signal = new CallSignal(performance.now() + 5_000);
     const outcome = threads.run(UNKNOWN_CODE, signal).then(
       (value) => ({ resolved: value }),
