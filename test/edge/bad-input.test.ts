@@ -139,4 +139,26 @@ describe('cluster status', () => {
     const kv = { keys: async () => (async function* () { yield* ['shard.1', 'shard.2', 'shard.1', 'shard.3', 'shard.2']; })() };
     expect(await distinctKeys(kv as never)).toEqual(['shard.1', 'shard.2', 'shard.3']);
   });
+
+  it('gives a listing that stalls up at its deadline and stops it, instead of waiting for the consumer\'s 30 s heartbeat', async () => {
+    // nats.js ends a key listing at its idle heartbeat when the entries it counted expired before delivery (a bucket
+    // whose TTL is the lease): the shape of that listing, one key and then nothing until stopped.
+    let stopped = false;
+    let wake = () => {};
+    const listing = {
+      stop() {
+        stopped = true;
+        wake();
+      },
+      async *[Symbol.asyncIterator]() {
+        yield 'node-1';
+        await new Promise<void>((r) => (wake = r));
+      },
+    };
+    const t0 = performance.now();
+    await expect(distinctKeys({ keys: async () => listing } as never, 150)).rejects.toThrow('listing the keys of a cluster bucket took longer than 150 ms');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(stopped).toBe(true);
+  });
 });

@@ -206,13 +206,33 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   return manager;
 }
 
+/** How long a listing of a bucket's keys may take before it is given up (and the caller's pass retried). */
+export const LISTING_TIMEOUT_MS = 2_000;
+
 /**
  * The distinct keys of a bucket. A key written while the listing runs (every member heartbeats, every owner renews)
  * can be delivered twice by the server's consumer, so the listing is deduplicated.
+ *
+ * The listing has a deadline. nats.js lists keys with a consumer that ends at the message with nothing pending after
+ * it, or else at the consumer's idle heartbeat, 30 s later; in a bucket whose entries expire with the lease, the
+ * entries counted at the start can expire before they are delivered, and the listing then waits out that heartbeat.
+ * A node's whole cluster pass (its heartbeat included) waited with it: a node back from a pause dropped out of the
+ * membership for longer than 20 s.
  */
-export async function distinctKeys(kv: KV): Promise<string[]> {
+export async function distinctKeys(kv: KV, timeoutMs = LISTING_TIMEOUT_MS): Promise<string[]> {
   const keys = new Set<string>();
-  for await (const k of await kv.keys()) keys.add(k);
+  const listing = await kv.keys();
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    listing.stop();
+  }, timeoutMs);
+  try {
+    for await (const k of listing) keys.add(k);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (late) throw new Error(`listing the keys of a cluster bucket took longer than ${timeoutMs} ms`);
   return [...keys].sort();
 }
 
