@@ -3,6 +3,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { PlatformConfig } from '../core/config/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import { DEMO_RULES_FILE, DEMO_RULES_NAME } from './demo-rules.ts';
+import { modelFetch } from './model-fetch.ts';
 import { languageModel, parseModelRef, type ModelEndpoint } from './provider.ts';
 import { parseRules, RulesError } from './scripted-rules.ts';
 import { serveScripted, type RulesSource, type ScriptedServer } from './scripted-server.ts';
@@ -38,6 +39,8 @@ export async function createModelRegistry(config: Pick<PlatformConfig, 'modelPro
   for (const p of config.modelProviders) endpoints.set(p.name, { provider: p.name, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}) });
 
   const built = new Map<string, LanguageModelV3>();
+  // One HTTP client for every model call of the node (model-fetch.ts).
+  const http = modelFetch();
   const check = (ref: string) => {
     const r = parseModelRef(ref);
     const known = [...endpoints.keys()].join(', ');
@@ -53,12 +56,15 @@ export async function createModelRegistry(config: Pick<PlatformConfig, 'modelPro
       let model = built.get(ref);
       if (!model) {
         const r = check(ref);
-        model = languageModel(endpoints.get(r.provider)!, r.model);
+        model = languageModel(endpoints.get(r.provider)!, r.model, http);
         built.set(ref, model);
       }
       return model;
     },
     providers: () => [...endpoints.values()].map((e) => ({ name: e.provider, baseUrl: e.baseUrl })),
-    close: () => scripted.close(),
+    async close() {
+      await scripted.close();
+      await http.close();
+    },
   };
 }

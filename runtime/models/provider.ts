@@ -12,7 +12,8 @@ export interface ModelEndpoint {
 
 /**
  * The model seam: the AI SDK's language model over an OpenAI-compatible endpoint, streaming and with tool calls.
- * Real providers and the scripted model go through this same code; only the base URL differs.
+ * Real providers and the scripted model go through this same code; only the base URL differs. The platform passes
+ * its own HTTP client (model-fetch.ts); without one the AI SDK uses WHATWG fetch, as an agent built on the SDK does.
  */
 export function languageModel(endpoint: ModelEndpoint, model: string, fetchImpl?: typeof fetch): LanguageModelV3 {
   const provider = createOpenAICompatible({

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStreamed, generateWhole, languageModel, parseRules, serveScripted, type ModelTurnRequest, type ScriptedServer } from '../../runtime/index.ts';
+import { generateStreamed, generateWhole, languageModel, modelFetch, parseRules, serveScripted, type ModelTurnRequest, type ScriptedServer } from '../../runtime/index.ts';
 
 // A model turn on the language model's own interface (doGenerate / doStream), against the scripted model and against
 // an OpenAI-compatible double on loopback that answers what a real provider may: a 503 before a good answer, a 400,
-// tool arguments that are not JSON, a stream that breaks.
+// tool arguments that are not JSON, a stream that breaks. Each through WHATWG fetch (what an agent built on the SDK uses)
+// and through the platform's own model client (model-fetch.ts, what the node's model registry passes).
 
 const RULES = `
 name: test
@@ -20,7 +21,13 @@ rules:
 const CALC = { name: 'calc_add', description: 'Adds two integers.', inputSchema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } };
 const ask = (text: string, tools = [CALC]): ModelTurnRequest => ({ system: 'be brief', messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools, signal: new AbortController().signal });
 
-describe('a model turn on the language model interface', () => {
+const platformClient = modelFetch();
+afterAll(() => platformClient.close());
+
+describe.each([
+  ['WHATWG fetch', undefined],
+  ["the platform's model client", platformClient],
+])('a model turn on the language model interface, through %s', (_, client) => {
   let scripted: ScriptedServer;
   let double: http.Server;
   let base = '';
@@ -51,10 +58,10 @@ describe('a model turn on the language model interface', () => {
   const json = (status: number, body: unknown) => (res: http.ServerResponse) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const completion = (message: object, finish = 'stop') => ({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
   const toolCall = (args: string) => completion({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'calc_add', arguments: args } }] }, 'tool_calls');
-  const doubleModel = () => languageModel({ provider: 'double', baseUrl: base }, 'm');
+  const doubleModel = () => languageModel({ provider: 'double', baseUrl: base }, 'm', client);
 
   it('answers whole: a reply, and a tool call whose arguments arrive parsed; the system prompt and the tools reach the wire', async () => {
-    const model = languageModel({ provider: 'scripted', baseUrl: scripted.baseUrl }, 'test');
+    const model = languageModel({ provider: 'scripted', baseUrl: scripted.baseUrl }, 'test', client);
     expect(await generateWhole(model, ask('hello'))).toEqual({ text: 'default answer', calls: [] });
     const said = await generateWhole(model, ask('add 2 and 40'));
     expect(said.text).toBe('');
@@ -71,7 +78,7 @@ describe('a model turn on the language model interface', () => {
   });
 
   it('streams: each piece of text to onText as it arrives, the whole text at the end', async () => {
-    const model = languageModel({ provider: 'scripted', baseUrl: scripted.baseUrl }, 'test');
+    const model = languageModel({ provider: 'scripted', baseUrl: scripted.baseUrl }, 'test', client);
     const pieces: string[] = [];
     const said = await generateStreamed(model, ask('tell a story'), (t) => pieces.push(t));
     expect(said).toEqual({ text: 'one two three four five', calls: [] });
