@@ -8,6 +8,7 @@ import { agentsRepo, gatewayKeysRepo, gatewaysRepo } from './gateways-repo.ts';
 import { capabilitiesRepo } from './capabilities-repo.ts';
 import { actorEffectsRepo, actorEventsRepo, actorOutboxRepo, actorSnapshotsRepo, timersRepo } from './actor-snapshots-repo.ts';
 import { groupCommits } from './snapshot-group-commit.ts';
+import { groupThreadStarts } from './thread-group-commit.ts';
 import { deviceSessionsRepo } from './device-sessions-repo.ts';
 import { settingsRepo } from './settings-repo.ts';
 import { pluginKvRepo } from './plugin-kv-repo.ts';
@@ -39,6 +40,7 @@ export type * from './capabilities-repo.ts';
 export type * from './actor-snapshots-repo.ts';
 export { actorSnapshotsRepo } from './actor-snapshots-repo.ts';
 export { groupCommits } from './snapshot-group-commit.ts';
+export { groupThreadStarts } from './thread-group-commit.ts';
 export type * from './device-sessions-repo.ts';
 export type * from './mcp-repo.ts';
 export type * from './bindings-repo.ts';
@@ -67,7 +69,7 @@ export type * from './triggers-repo.ts';
 export { migrate, loadMigrations, setupSteps } from './migrate.ts';
 export { CHUNK_BYTES, type BlobStore } from './blob-store.ts';
 export { KV_LIMITS, KvLimitError } from './plugin-kv-repo.ts';
-export { taskRowWrite } from './agent-tasks-repo.ts';
+export { taskRowWrite, agentThreadsRepo } from './agent-tasks-repo.ts';
 export { gateRowWrite } from './approval-gates-repo.ts';
 
 /** Every repository bound to one connection (the pool, or a transaction). */
@@ -173,6 +175,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ...repositories(db),
     // Outside transactions only: a turn committed with its projection must run in that transaction.
     snapshots: groupCommits(actorSnapshotsRepo(db), db),
+    agentThreads: groupThreadStarts(agentThreadsRepo(db), db),
     tx: (fn) => db.transaction((q) => fn(repositories(q))),
     close: async () => {
       await db.close();

@@ -1,5 +1,6 @@
 import { StoreConflictError, type Queryable } from './db.ts';
 import type { actorSnapshotsRepo, CommitResult, TurnCommit } from './actor-snapshots-repo.ts';
+import { groupWrites } from './group-writes.ts';
 
 type SnapshotsRepo = ReturnType<typeof actorSnapshotsRepo>;
 
@@ -33,59 +34,30 @@ const BATCH_SQL = `update actor_snapshots a set version = a.version + 1, lease_r
     and (v.rev is null or not exists (select 1 from shard_fences f where f.shard = v.shard and f.lease_rev > v.rev))
   returning a.address, a.version, a.event_seq`;
 
-interface Waiting {
-  c: TurnCommit;
-  resolve: (r: CommitResult) => void;
-  reject: (err: unknown) => void;
-}
-
 /**
- * Group commit of actor turns: the snapshot writes of turns of different actors that come in while earlier ones are
- * being written go to the database together, one statement and one transaction (one WAL flush) for all of them,
- * instead of one each. Every turn keeps its own checks and outcome: a stale or fenced turn fails alone with
- * StoreConflictError. Turns of one actor are never in one batch (its mailbox runs one turn at a time). A turn that
- * records anything besides its snapshot takes the single-turn statement, as before. Under light load a turn is sent at
- * once, alone; only the turns that would have waited for a connection anyway are grouped.
+ * Group commit of actor turns (group-writes.ts): the snapshot writes of turns of different actors that come in while
+ * earlier ones are being written go to the database together. Every turn keeps its own checks and outcome: a stale or
+ * fenced turn fails alone with StoreConflictError. Turns of one actor are never in one batch (its mailbox runs one turn
+ * at a time). A turn that records anything besides its snapshot takes the single-turn statement, as before.
  */
 export function groupCommits(repo: SnapshotsRepo, db: Queryable): SnapshotsRepo {
-  let queue: Waiting[] = [];
-  let inFlight = 0;
-
-  async function send(batch: Waiting[]): Promise<void> {
-    inFlight++;
-    try {
-      const rows = batch.map(({ c }) => ({ address: c.address, expected: c.expectedVersion, rev: c.fence?.rev ?? null, shard: c.fence?.shard ?? null, snapshot: c.snapshot }));
+  const commit = groupWrites<TurnCommit, CommitResult>({
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+    async write(batch) {
+      const rows = batch.map((c) => ({ address: c.address, expected: c.expectedVersion, rev: c.fence?.rev ?? null, shard: c.fence?.shard ?? null, snapshot: c.snapshot }));
       const { rows: written } = await db.query<{ address: string; version: string; event_seq: string }>(BATCH_SQL, [JSON.stringify(rows)]);
       const byAddress = new Map(written.map((r) => [r.address, r]));
-      for (const w of batch) {
-        const r = byAddress.get(w.c.address);
-        if (r) w.resolve({ version: Number(r.version), eventSeq: Number(r.event_seq), outboxIds: [] });
-        else w.reject(new StoreConflictError(`stale write to ${w.c.address} at version ${w.c.expectedVersion}`));
-      }
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    } finally {
-      inFlight--;
-      pump();
-    }
-  }
-
-  function pump(): void {
-    while (queue.length && inFlight < MAX_IN_FLIGHT) {
-      const batch = queue.length <= MAX_BATCH ? queue : queue.slice(0, MAX_BATCH);
-      queue = queue.length <= MAX_BATCH ? [] : queue.slice(MAX_BATCH);
-      void send(batch);
-    }
-  }
-
-  return {
-    ...repo,
-    commit(c: TurnCommit): Promise<CommitResult> {
-      if (!simple(c)) return repo.commit(c);
-      return new Promise((resolve, reject) => {
-        queue.push({ c, resolve, reject });
-        pump();
+      return batch.map((c) => {
+        const r = byAddress.get(c.address);
+        return r
+          ? { ok: true as const, value: { version: Number(r.version), eventSeq: Number(r.event_seq), outboxIds: [] } }
+          : { ok: false as const, error: new StoreConflictError(`stale write to ${c.address} at version ${c.expectedVersion}`) };
       });
     },
+  });
+  return {
+    ...repo,
+    commit: (c: TurnCommit): Promise<CommitResult> => (simple(c) ? commit(c) : repo.commit(c)),
   };
 }
