@@ -4,6 +4,17 @@ import { CallSignal, createSandboxThreads } from '../../runtime/core/sandbox/ind
 /** A call the thread answers at once without any code: a task naming code it has not seen (worker.mjs asks for it). */
 const UNKNOWN_CODE = { key: 'not-loaded', grantsKey: 'none', tenant: 't', func: 'f', args: [] };
 
+/**
+ * Holds the loop busy, then lets a timer run: the spin policy's sampler (an overdue interval) has then measured a busy
+ * loop, so the main thread does not spin for the next reply (spin-policy.ts) and a call stays running until the loop
+ * takes its reply off the port.
+ */
+async function busyLoop() {
+  const busyUntil = performance.now() + 120;
+  while (performance.now() < busyUntil);
+  await new Promise((r) => setTimeout(r, 0));
+}
+
 describe('sandbox threads', () => {
   it('a call stopped at its deadline never returns its late reply, and rejects only once its thread is replaced', async () => {
     const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
@@ -11,11 +22,8 @@ describe('sandbox threads', () => {
     await threads.warm;
     expect(await threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000))).toEqual({ missing: true });
 
-    // A busy loop: the main thread does not spin for the reply (spin-policy.ts), so the reply waits on the port.
-    const busyUntil = performance.now() + 120;
-    while (performance.now() < busyUntil);
-    // A timer, so that the policy's sampler (an overdue interval) has measured the busy loop first.
-    await new Promise((r) => setTimeout(r, 0));
+    // The main thread does not spin for the reply, so the reply waits on the port.
+    await busyLoop();
     const signal = new CallSignal(performance.now() + 5_000);
     const outcome = threads.run(UNKNOWN_CODE, signal).then(
       (value) => ({ resolved: value }),
@@ -47,9 +55,13 @@ describe('sandbox threads', () => {
     const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
     onTestFinished(() => threads.close());
     await threads.warm;
+    // Without it the main thread may spin for the first reply and take it at once, and the second call would not queue.
+    await busyLoop();
     const first = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000));
+    expect(threads.stats().queued).toBe(0);
     const queuedSignal = new CallSignal(performance.now() + 5_000);
     const queued = threads.run(UNKNOWN_CODE, queuedSignal);
+    expect(threads.stats().queued).toBe(1);
     queuedSignal.fire(new Error('the call ran past its time limit'));
     await expect(queued).rejects.toThrow('the call ran past its time limit');
     expect(await first).toEqual({ missing: true });
@@ -59,8 +71,10 @@ describe('sandbox threads', () => {
   it('closing refuses the calls still queued', async () => {
     const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
     await threads.warm;
+    await busyLoop();
     const running = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000)).catch((e: Error) => e.message);
     const queued = threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000)).catch((e: Error) => e.message);
+    expect(threads.stats().queued).toBe(1);
     await threads.close();
     expect(await queued).toBe('the sandbox is closed');
     // The running call either answered before the thread was stopped or was ended with it: never left hanging.
