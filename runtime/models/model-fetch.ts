@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from '../core/egress/index.ts';
 
 /**
  * The HTTP client of the platform's model calls, handed to the AI SDK provider as its `fetch`: undici's `request` on a
@@ -19,58 +20,55 @@ import type { Agent } from 'undici';
  * tenant names goes through egress (DESIGN §5).
  */
 export function modelFetch(): typeof fetch & { close(): Promise<void> } {
-  let agent: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
-  // undici is loaded with the first model call: importing it is a tenth of a second of every node's start.
-  const client = () =>
-    (agent ??= import('undici').then((u) => ({
-      agent: new u.Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 }),
-      request: u.request,
-    })));
+  // Made with the first model call (undici is loaded then, not at every node's start).
+  let agent: Agent | undefined;
 
   const lean = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
     // What the platform's providers never send (a Request object, a form or a stream body) takes WHATWG fetch.
     if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return fetch(input, init);
-    const { agent: dispatcher, request } = await client();
+    const undici = await loadUndici();
+    agent ??= new undici.Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 });
     const signal = init.signal ?? undefined;
-    let res: Awaited<ReturnType<typeof request>>;
+    let res: Dispatcher.ResponseData;
     try {
-      res = await request(input, {
-        dispatcher,
+      res = await undici.request(input, {
+        dispatcher: agent,
         method: (init.method ?? 'GET') as never,
         headers: headersOf(init.headers),
         ...(body != null ? { body } : {}),
         ...(signal ? { signal } : {}),
       });
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      throw new TypeError('fetch failed', { cause: err });
+      throw failure(err, signal);
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
       if (Array.isArray(value)) for (const v of value) headers.append(name, v);
       else if (value !== undefined) headers.set(name, value);
     }
-    const init2 = { status: res.statusCode, headers };
+    const answer = { status: res.statusCode, headers };
     if (res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304 || init.method === 'HEAD') {
       res.body.resume();
-      return new Response(null, init2);
+      return new Response(null, answer);
     }
     const whole = headers.has('content-length') && !(headers.get('content-type') ?? '').includes('text/event-stream');
-    if (!whole) return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, init2);
+    if (!whole) return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, answer);
     try {
-      return new Response(new Uint8Array(await res.body.arrayBuffer()), init2);
+      return new Response(new Uint8Array(await res.body.arrayBuffer()), answer);
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      throw new TypeError('fetch failed', { cause: err });
+      throw failure(err, signal);
     }
   };
   return Object.assign(lean as typeof fetch, {
     async close() {
-      if (agent) await (await agent).agent.close();
+      await agent?.close();
     },
   });
 }
+
+/** What fetch throws: the signal's reason after an abort, else a TypeError "fetch failed" with the cause. */
+const failure = (err: unknown, signal: AbortSignal | undefined): unknown => (signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: err }));
 
 /** Request headers as undici takes them (a plain object; a Headers or a list of pairs flattened into one). */
 function headersOf(h: RequestInit["headers"]): Record<string, string> | undefined {

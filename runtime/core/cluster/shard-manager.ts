@@ -207,7 +207,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
 }
 
 /** How long a listing of a bucket's keys may take before it is given up (and the caller's pass retried). */
-export const LISTING_TIMEOUT_MS = 2_000;
+const LISTING_TIMEOUT_MS = 2_000;
 
 /**
  * The distinct keys of a bucket. A key written while the listing runs (every member heartbeats, every owner renews)

@@ -146,9 +146,12 @@ function contextFor(ca: string): tls.SecureContext {
   return c;
 }
 
-/** undici, loaded with the first outbound request: importing it is a tenth of a second of every node's start. */
+/**
+ * undici, loaded with the first outbound request: importing it is a tenth of a second of every node's start. The
+ * model client (runtime/models/model-fetch.ts) loads it through here too.
+ */
 let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () => (undici ??= import('undici'));
+export const loadUndici = () => (undici ??= import('undici'));
 
 const agentOptions = (reach: Reach, resolve: EgressResolver, ca?: string): Agent.Options => ({
   connect: { lookup: guardedLookup(reach, resolve), timeout: EGRESS_TIMEOUT_MS, ...(ca ? { secureContext: contextFor(ca) } : {}) },

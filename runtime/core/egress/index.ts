@@ -14,4 +14,4 @@ export const isForbiddenAddress: (address: string) => boolean = policy.isForbidd
 export const isForbiddenName: (host: string) => boolean = policy.isForbiddenName;
 export const EGRESS_GUARD_URL: URL = policy.EGRESS_GUARD_URL;
 export { egressStreamingFetch } from './egress-stream.ts';
-export { checkEgressUrl, egressFetch, isLoopbackAddress, EGRESS_MAX_BYTES, EGRESS_TIMEOUT_MS, type EgressOptions, type EgressResolver, type EgressResponse } from './egress-fetch.ts';
+export { checkEgressUrl, egressFetch, isLoopbackAddress, loadUndici, EGRESS_MAX_BYTES, EGRESS_TIMEOUT_MS, type EgressOptions, type EgressResolver, type EgressResponse } from './egress-fetch.ts';
