@@ -3,9 +3,10 @@
 //   --executor trivial (the default) only publishes events, no model at all:
 //     --mode reply  one agent Message (a bare reply);
 //     --mode task   a Task, a working status, an artifact and a completed status.
-//   --executor model is what an agent built on the SDK does: the process serves the platform's scripted model with the
-//   demo agent's rules (runtime/models/demo-rules.yaml) on loopback, as a platform node does, and calls it through the
-//   same AI SDK provider code the platform uses (`languageModel`, @ai-sdk/openai-compatible):
+//   --executor model is what an agent built on the SDK does: it calls the platform's scripted model with the demo agent's
+//   rules (runtime/models/demo-rules.yaml) through the same AI SDK provider code the platform uses (`languageModel`,
+//   @ai-sdk/openai-compatible) — at --model-url when given (the bench runs the model as a process of its own,
+//   bench/scripted-model.ts), else served by this process on loopback:
 //     --mode reply  one model call with the user's text, no tools (generateText, non-streamed, as the platform asks a
 //                   turn nobody watches);
 //                   its text is the agent Message;
@@ -156,9 +157,13 @@ export function modelExecutor(mode: ReferenceMode, model: LanguageModel): AgentE
   };
 }
 
-/** The demo agent's scripted model served on loopback, and the AI SDK's model of it (built once, as the platform does). */
-async function scriptedModel(): Promise<{ model: LanguageModel; close(): Promise<void> }> {
+/**
+ * The AI SDK's model of the demo agent's scripted model (built once, as the platform does): the one at `modelUrl`, or
+ * one this process serves on loopback.
+ */
+async function scriptedModel(modelUrl?: string): Promise<{ model: LanguageModel; close(): Promise<void> }> {
   const rules = parseRules(await readFile(DEMO_RULES_FILE, 'utf8'));
+  if (modelUrl) return { model: languageModel({ provider: 'scripted', baseUrl: modelUrl }, rules.name), close: async () => {} };
   const server = await serveScripted(rules);
   return { model: languageModel({ provider: 'scripted', baseUrl: server.baseUrl }, rules.name), close: () => server.close() };
 }
@@ -214,7 +219,7 @@ interface ExpressApp {
   use(...handlers: unknown[]): void;
 }
 
-export async function startReference(opts: { mode: ReferenceMode; store: ReferenceStore; executor?: ReferenceExecutor; databaseUrl?: string }) {
+export async function startReference(opts: { mode: ReferenceMode; store: ReferenceStore; executor?: ReferenceExecutor; databaseUrl?: string; modelUrl?: string }) {
   const executor = opts.executor ?? 'trivial';
   const express = createRequire(import.meta.url)('express') as () => ExpressApp;
   let taskStore: TaskStore = new InMemoryTaskStore();
@@ -231,7 +236,7 @@ export async function startReference(opts: { mode: ReferenceMode; store: Referen
       store = 'database';
     }
   }
-  const scripted = executor === 'model' ? await scriptedModel() : undefined;
+  const scripted = executor === 'model' ? await scriptedModel(opts.modelUrl) : undefined;
   const app = express();
   const server = http.createServer(app);
   server.keepAliveTimeout = 60_000;
@@ -255,12 +260,13 @@ export async function startReference(opts: { mode: ReferenceMode; store: Referen
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' }, executor: { type: 'string', default: 'trivial' } } });
+  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' }, executor: { type: 'string', default: 'trivial' }, 'model-url': { type: 'string' } } });
   if ((values.mode !== 'reply' && values.mode !== 'task') || (values.store !== 'memory' && values.store !== 'database') || (values.executor !== 'trivial' && values.executor !== 'model')) {
-    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database] [--executor trivial|model]  (database: DATABASE_URL)\n');
+    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database] [--executor trivial|model] [--model-url URL]  (database: DATABASE_URL)\n');
     process.exit(2);
   }
-  const ref = await startReference({ mode: values.mode, store: values.store, executor: values.executor, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  const modelUrl = values['model-url'];
+  const ref = await startReference({ mode: values.mode, store: values.store, executor: values.executor, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}), ...(modelUrl ? { modelUrl } : {}) });
   process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, executor: ref.executor, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
   stopWhenTold(() => ref.close());
 }

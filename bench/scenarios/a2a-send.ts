@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { A2aNodeInfo } from '../a2a-node.ts';
+import type { ScriptedModelInfo } from '../scripted-model.ts';
 import { a2aLoadClient, check, type A2aLoadClient, type Expectation } from '../a2a-client.ts';
 import { startJsonChild } from '../child.ts';
 import { scope, type Scope } from '../cleanup.ts';
@@ -76,9 +77,9 @@ interface Pair {
 
 /**
  * A2A `SendMessage` through the whole agent gateway of a `platform` node running as its own process (host routing,
- * API-key admission, JSON-RPC envelope, the agent runtime, the scripted model over its OpenAI-compatible wire, tool
- * calls through the lane and the sandbox, tasks persisted in the node's database), beside the official @a2a-js/sdk
- * server, each reference a process of its own, with two executors: a trivial one (no model: the gateway's overhead
+ * API-key admission, JSON-RPC envelope, the agent runtime, the scripted model (a process of its own, as a model
+ * service is) over its OpenAI-compatible wire, tool calls through the lane and the sandbox, tasks persisted in the
+ * node's database), beside the official @a2a-js/sdk server, each reference a process of its own, with two executors: a trivial one (no model: the gateway's overhead
  * against nothing) and a model one (the same scripted model through the same AI SDK provider code, `calc_add` as a JS
  * tool: the same model and tool work on both sides). (a) a bare reply against the `reply` executors; (b) a
  * tool-calling task against the `task` executors with the SDK's PostgreSQL task store. Ours is measured right after
@@ -109,11 +110,15 @@ export const a2aSend: Scenario = {
         else delete env.DATABASE_URL;
         return env;
       };
+      // The model is a service of its own, as in any deployment: one process serves both sides (they are measured in
+      // turn), and neither side under test spends its CPU serving it.
+      const model = await startJsonChild<ScriptedModelInfo>(s, 'the scripted model', 'scripted-model.ts', [], refEnv());
+      const modelArgs = ['--model-url', model.baseUrl];
       const reference = (executor: 'trivial' | 'model', mode: 'reply' | 'task', db?: string) =>
-        startJsonChild<ReferenceInfo>(s, `the SDK reference (${executor}, ${mode})`, 'a2a-reference.ts', ['--mode', mode, '--executor', executor, '--store', db ? 'database' : 'memory'], refEnv(db));
+        startJsonChild<ReferenceInfo>(s, `the SDK reference (${executor}, ${mode})`, 'a2a-reference.ts', ['--mode', mode, '--executor', executor, '--store', db ? 'database' : 'memory', ...(executor === 'model' ? modelArgs : [])], refEnv(db));
       const tasks = !taskSkip && 'url' in refDb && 'url' in refModelDb;
       const [node, replyRef, modelReplyRef, taskRef, modelTaskRef] = await Promise.all([
-        startJsonChild<A2aNodeInfo>(s, 'the platform node', 'a2a-node.ts', [], nodeEnv, 120_000, true),
+        startJsonChild<A2aNodeInfo>(s, 'the platform node', 'a2a-node.ts', [...modelArgs, '--model', model.model], nodeEnv, 120_000, true),
         reference('trivial', 'reply'),
         reference('model', 'reply'),
         tasks ? reference('trivial', 'task', refDb.url) : Promise.resolve(undefined),
@@ -186,6 +191,7 @@ export const a2aSend: Scenario = {
       const watch = [
         { label: 'node', pid: node.pid },
         ...refs.map((r) => ({ label: `sdk ${r.executor} ${r.mode}`, pid: r.pid })),
+        { label: 'model', pid: model.pid },
       ];
       const measured = await measure(
         'a2a-send',
@@ -225,12 +231,12 @@ export const a2aSend: Scenario = {
 
       const servers = refs.length;
       const notes = [
-        `${servers + 1} processes besides the bench's: one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS) and ${servers} @a2a-js/sdk 1.3.0 servers (DefaultRequestHandler behind its Express JSON-RPC handler), one per executor and case. The load client (undici, one keep-alive connection per caller in flight, \`A2A-Version: 1.0\`) and every server share this machine's ${os.cpus().length} cores, so the numbers are noisy: compare ratios of the same run, not runs. Ours is measured right after each reference it is compared with.`,
-        `Ours: host routing to \`${node.host.split(':')[0]}\`, API-key admission (the demo service principal), the JSON-RPC envelope, the agent runtime and the scripted model \`scripted/demo\` (served by the node on loopback) over its OpenAI-compatible wire through the AI SDK (\`ai\` 6, \`@ai-sdk/openai-compatible\`, with the platform's model client, undici's \`request\`, as the provider's fetch), the thread (user message and answer) persisted in the node's database; every call is a new context. The references admit anyone.`,
-        'Two references. Trivial executor: it only publishes the events of an answer, no model and no tool, so its rows measure the gateway and agent runtime against nothing (the comparison the issue asks for, not a like-for-like one). Model executor: what an agent built on the SDK does: the reference process serves the same scripted model with the same demo rules on loopback and calls it through the same AI SDK provider code (`languageModel` of runtime/models, with the WHATWG fetch the SDK uses by default, as an SDK agent has it), so its rows put the same model and tool work on both sides and measure what the platform adds (admission, persistence, the task runtime, the sandbox) against an SDK agent.',
+        `${servers + 2} processes besides the bench's: one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS), ${servers} @a2a-js/sdk 1.3.0 servers (DefaultRequestHandler behind its Express JSON-RPC handler), one per executor and case, and the scripted model (bench/scripted-model.ts: the platform's scripted model server with the demo rules), which both sides call over loopback as the model service it would be in a deployment, so neither side under test spends its own CPU serving it. The load client (undici, one keep-alive connection per caller in flight, \`A2A-Version: 1.0\`) and every server share this machine's ${os.cpus().length} cores, so the numbers are noisy: compare ratios of the same run, not runs. Ours is measured right after each reference it is compared with.`,
+        `Ours: host routing to \`${node.host.split(':')[0]}\`, API-key admission (the demo service principal), the JSON-RPC envelope, the agent runtime and the scripted model (\`${node.model}\`: the model process, configured as the operator provider \`bench\`) over its OpenAI-compatible wire through the AI SDK (\`ai\` 6, \`@ai-sdk/openai-compatible\`, with the platform's model client, undici's \`request\`, as the provider's fetch), the thread (user message and answer) persisted in the node's database; every call is a new context. The references admit anyone.`,
+        'Two references. Trivial executor: it only publishes the events of an answer, no model and no tool, so its rows measure the gateway and agent runtime against nothing (the comparison the issue asks for, not a like-for-like one). Model executor: what an agent built on the SDK does: the reference calls the same scripted model process through the same AI SDK provider code (`languageModel` of runtime/models, with the WHATWG fetch the SDK uses by default, as an SDK agent has it), so its rows put the same model and tool work on both sides and measure what the platform adds (admission, persistence, the task runtime, the sandbox) against an SDK agent.',
         `(a) ${JSON.stringify(REPLY_PROMPT)} → ${JSON.stringify(REPLY_TEXT)}: the scripted model answers without a tool. The trivial reference publishes the text as one agent Message; the model reference makes one model call (\`generateText\`, non-streamed, as our first turn asks it: nobody watches a bare reply's chunks) with the user's text and publishes its text. No side stores a Message in a task store; ours writes its thread. ${shapeNote('Ours', shapes.ourReply)}`,
         refTask && modelTaskRef
-          ? `(b) ${JSON.stringify(TASK_PROMPT)} → ${JSON.stringify(TASK_TEXT)}: the scripted model calls \`calc_add\` (ours: a WASM plugin bound to the demo agent, run in the sandbox, which offers the plugin's other two exports as tools too), then answers (ours asks that second turn whole, as the first: a blocking SendMessage has nobody watching its chunks; a streaming send streams it). The trivial reference publishes a Task, a working status, an artifact and a completed status; the model reference publishes the Task and a working status, runs \`generateText\` with \`calc_add\` as a JS function (\`stopWhen: stepCountIs(3)\`: two model calls, non-streamed), then the answer as an artifact and a completed status. Both into ${taskRef?.store === 'database' && modelTaskRef.store === 'database' ? "the SDK's DatabaseTaskStore on PostgreSQL (its own `a2a-db upgrade` schema, a pool of 10, a database of its own each)" : 'the SDK\'s task store named in the rows'}. ${shapeNote('Ours', shapes.ourTask)}`
+          ? `(b) ${JSON.stringify(TASK_PROMPT)} → ${JSON.stringify(TASK_TEXT)}: the scripted model calls \`calc_add\` (ours: a WASM plugin bound to the measured agent, run in the sandbox, which offers the plugin's other two exports as tools too), then answers (ours asks that second turn whole, as the first: a blocking SendMessage has nobody watching its chunks; a streaming send streams it). The trivial reference publishes a Task, a working status, an artifact and a completed status; the model reference publishes the Task and a working status, runs \`generateText\` with \`calc_add\` as a JS function (\`stopWhen: stepCountIs(3)\`: two model calls, non-streamed), then the answer as an artifact and a completed status. Both into ${taskRef?.store === 'database' && modelTaskRef.store === 'database' ? "the SDK's DatabaseTaskStore on PostgreSQL (its own `a2a-db upgrade` schema, a pool of 10, a database of its own each)" : 'the SDK\'s task store named in the rows'}. ${shapeNote('Ours', shapes.ourTask)}`
           : `(b) The tool-calling task comparisons were skipped: ${taskSkip}.`,
         ...(storeNote ? [`The references' task store is not the one the issue names: ${storeNote}. Install \`kysely\` to compare against the SDK's PostgreSQL task store.`] : []),
         'Every answer was checked (shape, state, text) on every side, the references included: a run with any wrong answer or error fails instead of reporting.',

@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { a2aLoadClient, check, type SendResult } from '../../bench/a2a-client.ts';
+import { readFile } from 'node:fs/promises';
+import { a2aLoadClient, agentText, check, type SendResult } from '../../bench/a2a-client.ts';
 import { startReference } from '../../bench/a2a-reference.ts';
 import { scope } from '../../bench/cleanup.ts';
 import { privateDatabase } from '../../bench/cluster.ts';
 import { REPLY_PROMPT, REPLY_TEXT, TASK_PROMPT, TASK_TEXT } from '../../bench/scenarios/a2a-send.ts';
+import { DEMO_RULES_FILE, parseRules, serveScripted } from '../../runtime/index.ts';
 import { DATABASE_URL, mustRun } from '../helpers/env.ts';
 
 const message = (text: string, role = 'ROLE_AGENT'): SendResult => ({ message: { messageId: 'm', role, parts: [{ text }] } });
@@ -82,6 +84,29 @@ describe('a2a-send reference (@a2a-js/sdk server)', () => {
     // The sum is the tool's: other numbers, another sum.
     const other = await client.send('add 19 and 23000');
     expect(check(other, { shape: 'task', text: 'The sum is 23019.' })).toBe('task');
+  });
+
+  it('model executor with a model URL: calls the model process it is given, and serves no model of its own', async () => {
+    const model = await serveScripted(parseRules(await readFile(DEMO_RULES_FILE, 'utf8')));
+    let open = true;
+    closers.push(async () => {
+      if (open) await model.close();
+    });
+    const ref = await startReference({ mode: 'reply', store: 'memory', executor: 'model', modelUrl: model.baseUrl });
+    const client = a2aLoadClient({ origin: ref.url, host: new URL(ref.url).host }, 1);
+    closers.push(() => ref.close(), () => client.close());
+    expect(check(await client.send(REPLY_PROMPT), { shape: 'message', text: REPLY_TEXT })).toBe('message');
+    // With the model process gone, the reference has nothing else to ask: the SDK answers the executor's error, which
+    // names the refused connection to that model's port.
+    await model.close();
+    open = false;
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const r = await client.send(REPLY_PROMPT).catch((err: Error) => err);
+      expect(r instanceof Error ? r.message : agentText(r)).toContain(`Cannot connect to API: connect ECONNREFUSED ${new URL(model.baseUrl).host}`);
+    } finally {
+      quiet.mockRestore();
+    }
   });
 
   it('falls back to the in-memory store, saying why, when the database store cannot be built', async () => {
