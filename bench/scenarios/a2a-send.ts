@@ -79,12 +79,13 @@ interface Pair {
  * A2A `SendMessage` through the whole agent gateway of a `platform` node running as its own process (host routing,
  * API-key admission, JSON-RPC envelope, the agent runtime, the scripted model (a process of its own, as a model
  * service is) over its OpenAI-compatible wire, tool calls through the lane and the sandbox, tasks persisted in the
- * node's database), beside the official @a2a-js/sdk server, each reference a process of its own, with two executors: a trivial one (no model: the gateway's overhead
- * against nothing) and a model one (the same scripted model through the same AI SDK provider code, `calc_add` as a JS
- * tool: the same model and tool work on both sides). (a) a bare reply against the `reply` executors; (b) a
- * tool-calling task against the `task` executors with the SDK's PostgreSQL task store. Ours is measured right after
- * each reference, so each comparison is two adjacent phases. Same load client, same concurrency, same duration and
- * warm-up; every answer is checked, and a run with any wrong answer fails.
+ * node's database), beside the official @a2a-js/sdk server, each reference a process of its own, with two
+ * executors: a trivial one (no model: the gateway's overhead against nothing) and a model one (the same scripted model
+ * through the same AI SDK provider code, `calc_add` as a JS tool: the same model and tool work on both sides). (a) a
+ * bare reply against the `reply` executors; (b) a tool-calling task against the `task` executors with the SDK's
+ * PostgreSQL task store. Ours is measured right after each reference, so each comparison is two adjacent phases.
+ * Same load client, same concurrency, same duration and warm-up; every answer is checked, and a run with any wrong
+ * answer fails.
  */
 export const a2aSend: Scenario = {
   name: 'a2a-send',
