@@ -1,6 +1,13 @@
 /** What one write of a batch came to: its value, or the error that write alone fails with. */
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
+/** A write's promise as its outcome (for a batch written item by item). */
+export const settle = <R>(p: Promise<R>): Promise<Outcome<R>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
 export interface GroupWritesOptions<T, R> {
   /** At most this many writes share one statement. */
   maxBatch: number;

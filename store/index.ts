@@ -169,13 +169,14 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     throw err;
   }
   const blobs = blobStore(db, opts.driver === 'pglite' && opts.blobDir ? { dir: opts.blobDir } : {});
+  const repos = repositories(db);
   return {
     db,
     blobs,
-    ...repositories(db),
+    ...repos,
     // Outside transactions only: a turn committed with its projection must run in that transaction.
-    snapshots: groupCommits(actorSnapshotsRepo(db), db),
-    agentThreads: groupThreadStarts(agentThreadsRepo(db), db),
+    snapshots: groupCommits(repos.snapshots, db),
+    agentThreads: groupThreadStarts(repos.agentThreads, db),
     tx: (fn) => db.transaction((q) => fn(repositories(q))),
     close: async () => {
       await db.close();

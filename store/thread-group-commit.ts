@@ -1,6 +1,6 @@
 import type { Queryable } from './db.ts';
 import type { agentThreadsRepo, ThreadRecordInput, ThreadScope } from './agent-tasks-repo.ts';
-import { groupWrites, type Outcome } from './group-writes.ts';
+import { groupWrites, settle, type Outcome } from './group-writes.ts';
 
 type ThreadsRepo = ReturnType<typeof agentThreadsRepo>;
 
@@ -84,9 +84,3 @@ export function groupThreadStarts(repo: ThreadsRepo, db: Queryable): ThreadsRepo
     start: (scope, threadId, recs, opts = {}) => start({ scope, threadId, recs, durable: opts.durable !== false }),
   };
 }
-
-const settle = <R>(p: Promise<R>): Promise<Outcome<R>> =>
-  p.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
