@@ -9,20 +9,25 @@
  * machine, past the main-thread budget (DESIGN §5) for the bystanders of whoever asked first. So once the node
  * serves, what is still uncompiled is compiled in the background: each compile in a macrotask of its own
  * (`setImmediate`, after the I/O that is ready), so requests interleave with them and none waits for more than one.
+ * A long compile comes in steps (a union's serializer, staged-serializer.ts), each a macrotask of its own.
  *
  * A compile a request already did is skipped; a route's compile that throws is left to that route's first use,
  * where it fails the way it did before. Closing the node stops what is left.
  */
 export interface CompileAhead {
-  /** Queues a compile (idempotent: the thunk itself keeps what it compiled and does nothing the second time). */
-  defer(compile: () => void): void;
+  /**
+   * Queues a compile (idempotent: the thunk itself keeps what it compiled and does nothing the second time). A
+   * compile in steps returns true while steps are left; it is called again in the next turn. `first` puts it
+   * before the compiles queued without.
+   */
+  defer(compile: () => boolean | void, first?: boolean): void;
   /** Starts compiling what is queued (again if more was queued since); settles with the stats once the queue is empty. */
   start(): Promise<CompileStats>;
   /** Stops: what is left is compiled on first use, as without this. */
   stop(): void;
 }
 
-/** How many compiles are still queued, how many were done here, and the longest of them (tests, logs). */
+/** How many compiles are still queued, how many were done here, and the longest step (tests, logs). */
 export interface CompileStats {
   pending: number;
   done: number;
@@ -30,7 +35,8 @@ export interface CompileStats {
 }
 
 export function compileAhead(): CompileAhead {
-  const queue: Array<() => void> = [];
+  const queue: Array<() => boolean | void> = [];
+  let firsts = 0;
   let running: Promise<CompileStats> | null = null;
   let stopped = false;
   let done = 0;
@@ -43,10 +49,14 @@ export function compileAhead(): CompileAhead {
       // Stopped while waiting for the turn: stop() has emptied the queue.
       if (stopped) break;
       const compile = queue.shift()!;
+      firsts = Math.max(0, firsts - 1);
       const t = performance.now();
       try {
-        compile();
-        done++;
+        if (compile()) {
+          queue.unshift(compile);
+          firsts++;
+        }
+        else done++;
       } catch {
         // Left to the route's first use, which reports it as that route's error.
       }
@@ -55,7 +65,10 @@ export function compileAhead(): CompileAhead {
     return stats();
   };
   return {
-    defer: (compile) => void queue.push(compile),
+    defer(compile, first) {
+      if (first) queue.splice(firsts++, 0, compile);
+      else queue.push(compile);
+    },
     start() {
       running ??= drain().finally(() => (running = null));
       return running;
@@ -63,6 +76,7 @@ export function compileAhead(): CompileAhead {
     stop() {
       stopped = true;
       queue.length = 0;
+      firsts = 0;
     },
   };
 }

@@ -4,5 +4,5 @@ export { html, sendPage, escapeHtml, Html } from './html.ts';
 export { installConnectionGuard, type ConnectionGuard, type ConnectionGuardOptions } from './connection-guard.ts';
 export { countRefusals, type Refusal } from './refusal-counter.ts';
 export { sseStream, sseFrame, prepend, SSE_HEADERS, type SseSource } from './sse.ts';
-export { lazyCompilers } from './lazy-compilers.ts';
+export { lazyCompilers, lazySerializerFactory } from './lazy-compilers.ts';
 export { compileAhead, type CompileAhead, type CompileStats } from './compile-ahead.ts';

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 import type { CompileAhead } from './compile-ahead.ts';
+import { stagedSerializer, unionFinder } from './staged-serializer.ts';
 
 /**
  * Response serializers compiled on a route's first answer instead of at start-up (and validators, below).
@@ -24,19 +25,34 @@ type Serialize = (data: unknown) => string;
 type RouteSchema = { schema: unknown; method?: string; url?: string; httpStatus?: string; contentType?: string };
 type Compile = (route: RouteSchema) => Serialize;
 
-/** Fastify's serializer factory (what `schemaController.compilersFactory.buildSerializer` takes), deferring each compile. */
+/**
+ * Fastify's serializer factory (what `schemaController.compilersFactory.buildSerializer` takes), deferring each compile.
+ * Routes that share a response schema object (a GET and its HEAD, the error answers) share its serializer: over a
+ * third of the compiles are of a schema compiled already.
+ */
 export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
   const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: object | undefined) => Compile;
   return (externalSchemas, serializerOpts) => {
-    // The union validators are compiled with the serializer (not on the first answer that has such a field), without
-    // Ajv's code optimization: they only pick a union's branch, and unoptimized the largest (the capabilities list)
-    // compiles in 35–50 ms instead of 65.
-    const compile = eager(externalSchemas, { ...(serializerOpts as object | undefined), compileValidators: true, ajv: { code: { optimize: false } } });
+    // Without Ajv's code optimization: the union validators only pick a union's branch, and unoptimized the largest
+    // (the capabilities list) compile in 35–50 ms instead of 65. They are compiled with the serializer (not on the
+    // first answer that has such a field), in steps of their own when compiled ahead (staged-serializer.ts).
+    const opts = { ...(serializerOpts as object | undefined), ajv: { code: { optimize: false } } };
+    const build = eager(externalSchemas, { ...opts, compileValidators: true });
+    const debugBuild = eager(externalSchemas, { ...opts, mode: 'debug', compileValidators: false });
+    const shared = new WeakMap<object, Serialize>();
+    const hasUnion = unionFinder(externalSchemas);
     return (route) => {
+      const key = typeof route.schema === 'object' && route.schema ? route.schema : undefined;
+      const known = key && shared.get(key);
+      if (known) return known;
+      const union = hasUnion(route.schema);
+      const staged = stagedSerializer(route, union, build, debugBuild);
+      // The long compiles go first: they are the ones a request must not have to do itself.
+      ahead?.defer(staged.step, union);
       let serialize: Serialize | undefined;
-      const compiled = () => (serialize ??= compile(route));
-      ahead?.defer(() => void compiled());
-      return (data) => compiled()(data);
+      const lazy: Serialize = (data) => (serialize ??= staged.whole())(data);
+      if (key) shared.set(key, lazy);
+      return lazy;
     };
   };
 }

@@ -158,14 +158,35 @@ describe('bench runner and command line', () => {
     expect(medianOfRounds([one(100, 9)], pooled)).toBe(pooled);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
-    // A busy child: its CPU share is read from /proc around the window; a process that is gone is left out.
-    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 3000; while (Date.now() < end);'], { stdio: 'ignore' });
+    // A busy child: its CPU share is read from /proc around the window; a process that is gone is left out. The
+    // share it gets depends on the machine's load (CI runs the suite in parallel), so the meter is checked against
+    // the child's own account of its CPU time (getrusage, through process.cpuUsage) over the same window.
+    const child = [
+      "const { Worker } = require('node:worker_threads');",
+      "new Worker('const end = Date.now() + 5000; while (Date.now() < end);', { eval: true });",
+      "process.stdin.on('data', () => { const u = process.cpuUsage(); process.stdout.write((u.user + u.system) + '\\n'); });",
+    ].join('\n');
+    const busy = spawn(process.execPath, ['-e', child], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const waiting: Array<(n: number) => void> = [];
+    busy.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      for (const line of text.split('\n').filter(Boolean)) waiting.shift()?.(Number(line));
+    });
+    const cpuUsedMs = () => new Promise<number>((resolve) => {
+      waiting.push((n) => resolve(n / 1000));
+      busy.stdin!.write('\n');
+    });
     try {
       await new Promise((r) => setTimeout(r, 200));
+      const t0 = performance.now();
+      const used0 = await cpuUsedMs();
       const window = cpuMeter([{ label: 'busy', pid: busy.pid! }, { label: 'gone', pid: 2 ** 22 + 1 }, { label: 'nodes', command: 'node' }, { label: 'none', command: 'no-such-command' }]).start();
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 1000));
       const cpu = window.stop();
-      expect(cpu.busy).toBeGreaterThan(50);
+      const used1 = await cpuUsedMs();
+      const own = ((used1 - used0) / (performance.now() - t0)) * 100;
+      expect(own).toBeGreaterThan(5);
+      expect(cpu.busy).toBeGreaterThan(own - 20);
+      expect(cpu.busy).toBeLessThan(own + 20);
       expect(cpu.busy).toBeLessThanOrEqual(110);
       expect(cpu).not.toHaveProperty('gone');
       expect(cpu).not.toHaveProperty('none');

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileAhead } from '../../edge/http/index.ts';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { compileAhead, lazySerializerFactory } from '../../edge/http/index.ts';
+import { CapabilityList, COMPONENTS } from '../../edge/management/schemas.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 describe('compile ahead: the routes\' schemas compile in the background, one per turn of the event loop', () => {
@@ -38,6 +40,70 @@ describe('compile ahead: the routes\' schemas compile in the background, one per
     stopped.stop();
     expect(await running).toMatchObject({ pending: 0, done: 0 });
     expect(ran).toEqual([1]);
+  });
+
+  it('runs a compile in steps a turn per step, and puts the compiles deferred first before the rest', async () => {
+    const ahead = compileAhead();
+    const order: string[] = [];
+    ahead.defer(() => void order.push('plain 1'));
+    let steps = 0;
+    ahead.defer(() => {
+      order.push(`stepped ${++steps}`);
+      return steps < 3;
+    }, true);
+    ahead.defer(() => void order.push('plain 2'));
+    ahead.defer(() => void order.push('first 2'), true);
+    let ticks = 0;
+    const tick = () => {
+      order.push('tick');
+      if (++ticks < 6) setImmediate(tick);
+    };
+    setImmediate(tick);
+    expect(await ahead.start()).toMatchObject({ pending: 0, done: 4 });
+    const compiles = order.filter((e) => e !== 'tick');
+    expect(compiles).toEqual(['stepped 1', 'stepped 2', 'stepped 3', 'first 2', 'plain 1', 'plain 2']);
+    // Other work gets the loop between the steps of one compile.
+    expect(order.indexOf('stepped 2') - order.indexOf('stepped 1')).toBeGreaterThan(1);
+    expect(order.indexOf('stepped 3') - order.indexOf('stepped 2')).toBeGreaterThan(1);
+  });
+
+  it('compiles a union\'s serializer in steps to the same output as fastify\'s, and one serializer per schema object', async () => {
+    const external = Object.fromEntries(COMPONENTS.map((c) => [(c as { $id: string }).$id, c]));
+    const audit = { created_at: '2026-01-01T00:00:00.000Z', created_by: 'u', updated_at: '2026-01-01T00:00:00.000Z', updated_by: 'u' };
+    const base = { name: 'n', description: 'd', namespace: 'ns', is_active: true, active_version: 1, logo_url: '', audit_info: audit, dropped: 'not in the schema' };
+    const page = {
+      data: {
+        capabilities: [
+          { ...base, id: 'p', type: 'plugin', specifications: { type: 'plugin', active_version: 1, versions: [{ version_number: 1, status: 'active', status_reason: null, created_at: audit.created_at, created_by: 'u', tools: [], metadata: { author: 'a', license: 'MIT', tags: [], homepage: '' }, permissions: {}, resources: {} }] } },
+          { ...base, id: 'builtin-memory', type: 'builtin', specifications: { type: 'builtin', kind: 'Memory', sort_order: 2, config: null, tools: [{ name: 'remember', description: 'r' }] } },
+          { ...base, id: 'c', type: 'connector', specifications: { type: 'connector', kind: 'rest', url: 'https://x', source: null, ttl_seconds: 60, tools: [] } },
+        ],
+        total: 3,
+        limit: 10,
+        offset: 0,
+      },
+    };
+    const route = { schema: CapabilityList, method: 'GET', url: '/v1/capabilities', httpStatus: '200' };
+    const fastifys = (SerializerSelector as unknown as () => (e: unknown, o: unknown) => (r: unknown) => (d: unknown) => string)()(external, {})(route);
+
+    const queued: Array<() => boolean | void> = [];
+    const factory = lazySerializerFactory({ defer: (c) => void queued.push(c), start: () => Promise.reject(new Error('unused')), stop() {} })(external, {});
+    const serialize = factory(route);
+    // The HEAD route shares the GET's schema object, and with it the serializer: nothing more is queued.
+    expect(factory({ ...route, method: 'HEAD' })).toBe(serialize);
+    expect(queued).toHaveLength(1);
+    let steps = 1;
+    while (queued[0]!()) steps++;
+    // The serializer, then a step per union validator.
+    expect(steps).toBeGreaterThan(3);
+    expect(queued[0]!()).toBe(false);
+    expect(serialize(page)).toBe(fastifys(page));
+    expect(JSON.parse(serialize(page)).data.capabilities.map((c: { specifications: { type: string } }) => c.specifications.type)).toEqual(['plugin', 'builtin', 'connector']);
+    expect(serialize(page)).not.toContain('dropped');
+
+    // Asked for before its steps ran, a serializer compiles them all at once, with the same output.
+    const fresh = lazySerializerFactory()(external, {})({ ...route, schema: structuredClone(CapabilityList) });
+    expect(fresh(page)).toBe(fastifys(page));
   });
 
   describe('a node compiling ahead answers exactly as one compiling on first use', () => {
