@@ -27,11 +27,13 @@ type Compile = (route: RouteSchema) => Serialize;
 
 /**
  * Fastify's serializer factory (what `schemaController.compilersFactory.buildSerializer` takes), deferring each compile.
- * Routes that share a response schema object (a GET and its HEAD, the error answers) share its serializer: over a
- * third of the compiles are of a schema compiled already.
+ * Fastify calls it for every route (its schema controller rebuilds the compiler once shared schemas were added), so
+ * routes that share a response schema object and the same shared schemas (a GET and its HEAD, the error answers)
+ * share one serializer here: over a third of the compiles were of a schema compiled already.
  */
 export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
   const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: object | undefined) => Compile;
+  const shared = new WeakMap<object, Array<{ external: unknown; serialize: Serialize }>>();
   return (externalSchemas, serializerOpts) => {
     // Without Ajv's code optimization: the union validators only pick a union's branch, and unoptimized the largest
     // (the capabilities list) compile in 35–50 ms instead of 65. They are compiled with the serializer (not on the
@@ -39,22 +41,30 @@ export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: u
     const opts = { ...(serializerOpts as object | undefined), ajv: { code: { optimize: false } } };
     const build = eager(externalSchemas, { ...opts, compileValidators: true });
     const debugBuild = eager(externalSchemas, { ...opts, mode: 'debug', compileValidators: false });
-    const shared = new WeakMap<object, Serialize>();
     const hasUnion = unionFinder(externalSchemas);
     return (route) => {
       const key = typeof route.schema === 'object' && route.schema ? route.schema : undefined;
-      const known = key && shared.get(key);
-      if (known) return known;
+      const known = key ? (shared.get(key) ?? []) : [];
+      const same = known.find((k) => sameSchemas(k.external, externalSchemas));
+      if (same) return same.serialize;
       const union = hasUnion(route.schema);
       const staged = stagedSerializer(route, union, build, debugBuild);
       // The long compiles go first: they are the ones a request must not have to do itself.
       ahead?.defer(staged.step, union);
       let serialize: Serialize | undefined;
       const lazy: Serialize = (data) => (serialize ??= staged.whole())(data);
-      if (key) shared.set(key, lazy);
+      if (key) shared.set(key, [...known, { external: externalSchemas, serialize: lazy }]);
       return lazy;
     };
   };
+}
+
+/** Two sets of shared schemas by id (fastify makes a new object of the same schemas for each route) hold the same. */
+function sameSchemas(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
 }
 
 type ValidatorFactory = (externalSchemas: unknown, ajvOptions: unknown) => (route: RouteSchema) => unknown;

@@ -16,7 +16,7 @@ describe('no request pays for compiling a route\'s schemas (DESIGN §5, the main
     const { key } = await bystanderTenant(p);
     const { result: stats, latencies, loopDelayMaxMs } = await whileBystanderWaits(p, key, () => p.node.edge.compiled);
     expect(stats).toMatchObject({ pending: 0 });
-    expect(stats!.done).toBeGreaterThan(500);
+    expect(stats!.done).toBeGreaterThan(400);
     if (process.env.AHEAD_DEBUG) console.log('latencies', latencies.map((l) => l.toFixed(0)).join(' '), 'loop delay', loopDelayMaxMs.toFixed(0));
     expect(latencies.length).toBeGreaterThan(3);
     // Each compile is a turn of its own. A request that comes before the compile of its route does that compile
