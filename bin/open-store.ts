@@ -9,7 +9,7 @@ export interface OpenedStore {
 
 /** Opens the store the configuration names: PostgreSQL with DATABASE_URL, else PGlite in the data directory. */
 export async function openConfiguredStore(config: PlatformConfig): Promise<OpenedStore> {
-  if (config.databaseUrl) return { store: await openStore({ driver: 'pg', connectionString: config.databaseUrl }), release: () => {} };
+  if (config.databaseUrl) return { store: await openStore({ driver: 'pg', connectionString: config.databaseUrl, prepare: config.databasePrepare }), release: () => {} };
   ensureDataDir(config.dataDir);
   const release = lockEmbeddedDb(config.dataDir);
   try {

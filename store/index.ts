@@ -128,7 +128,7 @@ export interface Store extends Repositories {
 }
 
 export type StoreOptions =
-  | { driver: 'pg'; connectionString: string; schema?: string }
+  | { driver: 'pg'; connectionString: string; schema?: string; /** Prepared statements (pg-driver.ts; default true). */ prepare?: boolean }
   | {
       driver: 'pglite';
       dataDir?: string;
@@ -152,7 +152,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   // template, see pglite-cluster.ts); migrate() below then finds nothing left to do.
   const opening =
     opts.driver === 'pg'
-      ? pgDriver().then((d) => d.openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}) }))
+      ? pgDriver().then((d) => d.openPg({ connectionString: opts.connectionString, ...(opts.schema ? { schema: opts.schema } : {}), ...(opts.prepare === false ? { prepare: false } : {}) }))
       : openPglite(opts.dataDir, { templateDir: opts.templateDir ?? null, setup: loading.then(setupSteps) });
   const [read, opened] = await Promise.allSettled([loading, opening]);
   if (opened.status === 'rejected') throw opened.reason;

@@ -1,19 +1,39 @@
 import pg from 'pg';
 import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
-
+import { isStalePlan, processStatementNames, type StatementNames } from './statement-names.ts';
 
 export interface PgOptions {
   connectionString: string;
   /** A private schema (created if missing): lets tests and parallel runs share one database without seeing each other. */
   schema?: string;
   max?: number;
+  /**
+   * Keep the hot statements prepared on each connection (statement-names.ts; default true). Off for a pooler in
+   * transaction mode that cannot carry prepared statements across its server connections.
+   */
+  prepare?: boolean;
 }
 
-function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+/**
+ * The store's query interface over a pool or one of its clients. `names`: the statements to prepare, or null. A
+ * prepared statement whose plan went stale (a migration of another node changed a table's shape under it) is run
+ * again unnamed, outside a transaction, and never named again.
+ */
+function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames | null, inTransaction: boolean): Queryable {
+  const run = (sql: string, params: unknown[], name: string | undefined) => client.query(name ? { name, text: sql, values: params } : { text: sql, values: params });
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const name = names?.nameOf(sql);
       try {
-        const res = await client.query(sql, params as unknown[]);
+        let res;
+        try {
+          res = await run(sql, params as unknown[], name);
+        } catch (err) {
+          if (!name || !isStalePlan(err)) throw err;
+          names!.forget(sql);
+          if (inTransaction) throw err;
+          res = await run(sql, params as unknown[], undefined);
+        }
         return { rows: normalizeRows(res.rows as R[]), rowCount: res.rowCount ?? 0 };
       } catch (err) {
         throw classifyDriverError(err);
@@ -45,7 +65,8 @@ export async function openPg(opts: PgOptions): Promise<Db> {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const base = wrap(pool);
+  const names = opts.prepare === false ? null : processStatementNames;
+  const base = wrap(pool, names, false);
 
   async function withClient<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -59,7 +80,7 @@ export async function openPg(opts: PgOptions): Promise<Db> {
   async function inTx<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<T> {
     await client.query('begin');
     try {
-      const out = await fn(wrap(client));
+      const out = await fn(wrap(client, names, true));
       await client.query('commit');
       return out;
     } catch (err) {
@@ -77,7 +98,7 @@ export async function openPg(opts: PgOptions): Promise<Db> {
       withClient(async (c) => {
         await c.query('select pg_advisory_lock($1)', [key]);
         try {
-          return await fn(wrap(c));
+          return await fn(wrap(c, names, false));
         } finally {
           await c.query('select pg_advisory_unlock($1)', [key]).catch(() => {});
         }

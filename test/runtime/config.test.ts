@@ -44,5 +44,9 @@ describe('configuration', () => {
     expect(loadConfig({}).compileAhead).toBe(true);
     expect(loadConfig({ PLATFORM_COMPILE_AHEAD: 'false' }).compileAhead).toBe(false);
     expect(() => loadConfig({ PLATFORM_COMPILE_AHEAD: 'yes' })).toThrow(/PLATFORM_COMPILE_AHEAD="yes": expected true or false/);
+    // PostgreSQL statements are prepared unless turned off (a pooler in transaction mode).
+    expect(loadConfig({}).databasePrepare).toBe(true);
+    expect(loadConfig({ PLATFORM_DB_PREPARE: 'false' }).databasePrepare).toBe(false);
+    expect(() => loadConfig({ PLATFORM_DB_PREPARE: '1' })).toThrow(/PLATFORM_DB_PREPARE="1": expected true or false/);
   });
 });

@@ -19,6 +19,8 @@ export interface PlatformConfig {
   /** Where a freshly made embedded database is kept, so new data directories start from a copy; null: none. */
   pgliteTemplateDir: string | null;
   databaseUrl: string | null;
+  /** Keep the hot statements prepared on each PostgreSQL connection (store/statement-names.ts). */
+  databasePrepare: boolean;
   natsUrl: string | null;
   leaseMs: number;
   nodeId: string | null;
@@ -101,6 +103,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
   { env: 'PLATFORM_PGLITE_TEMPLATE_DIR', default: 'node_modules/.cache/agent-platform', description: "Where a new embedded database (initdb and the migrations, no rows) is kept, so a later new data directory starts from a copy instead of making one again (seconds); `none`: always make it" },
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
+  { env: 'PLATFORM_DB_PREPARE', default: 'true', description: 'Keep the hot statements prepared on each PostgreSQL connection, so the database parses and plans them once (`true` or `false`; `false` behind a pooler in transaction mode that cannot carry prepared statements)' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
   { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
   { env: 'PLATFORM_CLUSTER', default: 'platform', description: 'Cluster name: prefixes its NATS subjects and KV buckets, so clusters can share a NATS server' },
@@ -114,7 +117,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_ACTOR_IDLE_SECONDS', default: '120', description: 'An actor without a turn for this long is passivated (1..86400)' },
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
   { env: 'PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', default: '1024', description: 'Connections one client address may hold open; more are refused with 503 `EDGE_TOO_MANY_CONNECTIONS` (0..1000000, 0: no cap). Behind a proxy every client shares its address: raise it' },
-  { env: 'PLATFORM_COMPILE_AHEAD', default: 'true', description: "Once the node serves, compile every route's request validators and response serializers in the background, one per turn of the event loop, so that no request waits for a compile (`true` or `false`; `false` leaves each to its route's first use)" },
+  { env: 'PLATFORM_COMPILE_AHEAD', default: 'true', description: "Once the node serves, compile every route's request validators and response serializers in the background, a step per turn of the event loop, so that no request waits for a compile (`true` or `false`; `false` leaves each to its route's first use)" },
   { env: 'PLATFORM_WRITE_TIMEOUT_MS', default: '30000', description: 'A connection whose client takes none of its queued response for this long is closed (0..3600000, 0: never); idle connections and quiet streams are not affected' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
   { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the workspace directories (one per account, gateway or agent, and user); a plugin's filesystem grants resolve inside its caller's one" },
@@ -198,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (nodeId && !/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) problems.push(`PLATFORM_NODE_ID=${JSON.stringify(nodeId)}: use 1-64 letters, digits, - or _`);
   const clusterName = str('PLATFORM_CLUSTER', 'platform');
   if (!/^[a-z0-9_]{1,32}$/.test(clusterName)) problems.push(`PLATFORM_CLUSTER=${JSON.stringify(clusterName)}: use 1-32 lowercase letters, digits or _`);
+  const prepare = str('PLATFORM_DB_PREPARE', 'true');
+  if (prepare !== 'true' && prepare !== 'false') problems.push(`PLATFORM_DB_PREPARE=${JSON.stringify(prepare)}: expected true or false`);
   const ahead = str('PLATFORM_COMPILE_AHEAD', 'true');
   if (ahead !== 'true' && ahead !== 'false') problems.push(`PLATFORM_COMPILE_AHEAD=${JSON.stringify(ahead)}: expected true or false`);
   const seed = str('PLATFORM_SEED_DEMO', 'true');
@@ -243,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: path.resolve(cwd, str('PLATFORM_DATA_DIR', './.platform')),
     pgliteTemplateDir: templateDirOf(str('PLATFORM_PGLITE_TEMPLATE_DIR', ''), cwd),
     databaseUrl,
+    databasePrepare: prepare === 'true',
     natsUrl,
     leaseMs: int('PLATFORM_LEASE_MS', 3000, 1000, 60_000),
     nodeId,

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { openPg } from '../../store/pg-driver.ts';
+import { statementNames } from '../../store/statement-names.ts';
+import { DATABASE_URL, mustRun } from '../helpers/env.ts';
+
+describe('prepared statements on PostgreSQL: hot statements are parsed and planned once per connection', () => {
+  it('names a text on its second sighting, the same name after; caps the names and the texts counted; forgets a stale one for good', () => {
+    const names = statementNames(2, 3);
+    expect(names.nameOf('select 1')).toBeUndefined();
+    const one = names.nameOf('select 1');
+    expect(one).toMatch(/^plt_\d+$/);
+    expect(names.nameOf('select 1')).toBe(one);
+    // A second text gets a name of its own; a third none: the cap of 2 names is reached.
+    names.nameOf('select 2');
+    const two = names.nameOf('select 2');
+    expect(two).toMatch(/^plt_\d+$/);
+    expect(two).not.toBe(one);
+    expect(names.nameOf('select 3')).toBeUndefined();
+    expect(names.nameOf('select 3')).toBeUndefined();
+    // Forgotten: never named again (its old name may still be prepared on connections, with the old plan).
+    names.forget('select 1');
+    expect(names.nameOf('select 1')).toBeUndefined();
+    expect(names.nameOf('select 1')).toBeUndefined();
+
+    // Past 3 texts counted once each, the count starts over: a text seen once before the reset needs two more.
+    const counted = statementNames(10, 3);
+    for (const t of ['a', 'b', 'c', 'd']) counted.nameOf(t);
+    expect(counted.nameOf('a')).toBeUndefined();
+    expect(counted.nameOf('a')).toMatch(/^plt_\d+$/);
+    expect(counted.nameOf('d')).toMatch(/^plt_\d+$/);
+  });
+
+  const pgOnly = mustRun('postgres') ? it : it.skip;
+
+  pgOnly('prepares a statement run twice, not with PLATFORM_DB_PREPARE off; a plan gone stale under a migration is run again unnamed', async () => {
+    const schema = `p_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    // One connection each, so that pg_prepared_statements (per session) shows what the queries left.
+    const db = await openPg({ connectionString: DATABASE_URL!, schema, max: 1 });
+    const off = await openPg({ connectionString: DATABASE_URL!, schema, max: 1, prepare: false });
+    try {
+      await db.exec('create table t (id int primary key, name text)');
+      await db.query('insert into t values ($1, $2)', [1, 'one']);
+      const select = `select * from t where id = $1 /* ${schema} */`;
+      const prepared = async (q: typeof db) => (await q.query<{ name: string }>('select name from pg_prepared_statements where statement = $1', [select])).rows;
+      for (let i = 0; i < 3; i++) expect((await db.query(select, [1])).rows).toEqual([{ id: 1, name: 'one' }]);
+      expect(await prepared(db)).toEqual([{ name: expect.stringMatching(/^plt_\d+$/) }]);
+      for (let i = 0; i < 3; i++) expect((await off.query(select, [1])).rows).toEqual([{ id: 1, name: 'one' }]);
+      expect(await prepared(off)).toEqual([]);
+
+      // Another node's migration changes the table: the prepared plan's result no longer fits (PostgreSQL refuses
+      // it with 0A000). The query still answers, with the new shape, and the text is never sent named again.
+      await off.exec('alter table t add column extra int');
+      expect((await db.query(select, [1])).rows).toEqual([{ id: 1, name: 'one', extra: null }]);
+      expect((await db.query(select, [1])).rows).toEqual([{ id: 1, name: 'one', extra: null }]);
+      // In a transaction the refusal stands (the transaction is aborted by it); it is not retried there.
+      const other = `select * from t where id = $1 /* tx ${schema} */`;
+      await db.query(other, [1]);
+      await db.query(other, [1]);
+      await off.exec('alter table t add column later int');
+      await expect(db.transaction((tx) => tx.query(other, [1]))).rejects.toMatchObject({ code: '0A000' });
+      // Outside one, the same text answers again, unnamed from now on.
+      expect((await db.query(other, [1])).rows).toEqual([{ id: 1, name: 'one', extra: null, later: null }]);
+    } finally {
+      await off.exec(`drop schema ${schema} cascade`);
+      await Promise.all([db.close(), off.close()]);
+    }
+  });
+});
