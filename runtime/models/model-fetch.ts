@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from '../core/egress/index.ts';
+import { wholeResponse } from './whole-response.ts';
 
 /**
  * The HTTP client of the platform's model calls, handed to the AI SDK provider as its `fetch`: undici's `request` on a
@@ -12,9 +13,9 @@ import { loadUndici } from '../core/egress/index.ts';
  * What a provider sees is the same request. What the AI SDK sees is the same Response, with two differences that
  * cannot matter to a provider's API: redirects are not followed (a 3xx is handed on as it is, and the provider code
  * reports it as a failed call), and a whole answer (one with a content-length that is not an event stream) is read
- * before it is handed on, as one chunk. A stream is handed on as it arrives. A connection failure is thrown as WHATWG
- * fetch throws it (a TypeError "fetch failed" with the cause), so the AI SDK still retries it; an abort throws the
- * signal's reason.
+ * before it is handed on, as one chunk, in a light Response (whole-response.ts). A stream is handed on as it arrives.
+ * A connection failure is thrown as WHATWG fetch throws it (a TypeError "fetch failed" with the cause), so the AI SDK
+ * still retries it; an abort throws the signal's reason.
  *
  * Only operator-configured endpoints and the node's own scripted model are called through it: a model endpoint a
  * tenant names goes through egress (DESIGN §5).
@@ -55,7 +56,7 @@ export function modelFetch(): typeof fetch & { close(): Promise<void> } {
     const whole = headers.has('content-length') && !(headers.get('content-type') ?? '').includes('text/event-stream');
     if (!whole) return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, answer);
     try {
-      return new Response(new Uint8Array(await res.body.arrayBuffer()), answer);
+      return wholeResponse(new Uint8Array(await res.body.arrayBuffer()), { ...answer, url: String(input) });
     } catch (err) {
       throw failure(err, signal);
     }

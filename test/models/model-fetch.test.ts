@@ -49,7 +49,18 @@ describe("the platform's model client", () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('x-multi')).toBe('a, b');
     expect(await res.json()).toEqual({ ok: true });
-    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/whole', type: 'application/json', body: '{"q":1}' });
+    // Read once, as a Response's body is; a copy taken before reads the same bytes.
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.text()).rejects.toThrow(TypeError);
+    const again = await client(`${base}/whole`, { method: 'POST', body: '{"q":1}' });
+    const copy = again.clone();
+    const reader = again.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('{"ok":true}');
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(await copy.text()).toBe('{"ok":true}');
+    expect(again.url).toBe(`${base}/whole`);
+    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/whole', body: '{"q":1}' });
     // Headers given as a Headers object or as pairs reach the server too.
     await client(`${base}/whole`, { method: 'POST', headers: new Headers({ 'content-type': 'text/plain' }), body: 'x' });
     expect(seen.at(-1)!.type).toBe('text/plain');
