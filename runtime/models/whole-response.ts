@@ -6,64 +6,110 @@
  *
  * The AI SDK reads a whole answer through `body.getReader()` (`readResponseWithSizeLimit`) and looks at `ok`,
  * `status`, `statusText` and `headers`; the rest of the Response surface (`text`, `json`, `arrayBuffer`, `clone`) is
- * here too, each reading the same bytes once as a Response would (a second read throws the same TypeError).
+ * here too, each reading the same bytes once as a Response would (a second read throws the same TypeError). Classes,
+ * not closures: an answer costs two small objects.
  */
-export function wholeResponse(bytes: Uint8Array, init: { status: number; statusText?: string; headers: Headers; url: string }): Response {
-  let used = false;
-  const take = (): Uint8Array => {
-    if (used) throw new TypeError('Body is unusable: Body has already been read');
-    used = true;
-    return bytes;
-  };
-  const body = {
-    locked: false,
-    getReader() {
-      const chunk = take();
-      let given = false;
-      return {
-        read: async (): Promise<{ done: true; value: undefined } | { done: false; value: Uint8Array }> => {
-          if (given || chunk.byteLength === 0) return { done: true, value: undefined };
-          given = true;
-          return { done: false, value: chunk };
-        },
-        cancel: async () => {
-          given = true;
-        },
-        releaseLock() {},
-        closed: Promise.resolve(undefined),
-      };
-    },
-    cancel: async () => {
-      used = true;
-    },
-  };
-  const response = {
-    ok: init.status >= 200 && init.status < 300,
-    status: init.status,
-    statusText: init.statusText ?? '',
-    headers: init.headers,
-    url: init.url,
-    redirected: false,
-    type: 'basic' as Response['type'],
-    body: body as unknown as ReadableStream<Uint8Array>,
-    get bodyUsed() {
-      return used;
-    },
-    arrayBuffer: async () => {
-      const b = take();
-      return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-    },
-    bytes: async () => take(),
-    text: async () => new TextDecoder().decode(take()),
-    json: async () => JSON.parse(new TextDecoder().decode(take())) as unknown,
-    blob: async () => new Blob([take()]),
-    formData: async () => {
-      throw new TypeError('a model answer is not form data');
-    },
-    clone: (): Response => {
-      if (used) throw new TypeError('Response.clone: Body has already been consumed.');
-      return wholeResponse(bytes, init);
-    },
-  };
-  return response as unknown as Response;
+export interface WholeInit {
+  status: number;
+  statusText?: string;
+  headers: Headers;
+  url: string;
+}
+
+export function wholeResponse(bytes: Uint8Array, init: WholeInit): Response {
+  return new WholeResponse(bytes, init) as unknown as Response;
+}
+
+class WholeResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly url: string;
+  readonly redirected = false;
+  readonly type = 'basic';
+  readonly body: OneChunkBody;
+
+  constructor(
+    private readonly content: Uint8Array,
+    private readonly init: WholeInit,
+  ) {
+    this.ok = init.status >= 200 && init.status < 300;
+    this.status = init.status;
+    this.statusText = init.statusText ?? '';
+    this.headers = init.headers;
+    this.url = init.url;
+    this.body = new OneChunkBody(content);
+  }
+
+  get bodyUsed(): boolean {
+    return this.body.used;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const b = this.body.take();
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return this.body.take();
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(this.body.take());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([this.body.take()]);
+  }
+
+  async formData(): Promise<never> {
+    throw new TypeError('a model answer is not form data');
+  }
+
+  clone(): Response {
+    if (this.body.used) throw new TypeError('Response.clone: Body has already been consumed.');
+    return wholeResponse(this.content, this.init);
+  }
+}
+
+/** The body: its bytes once, through a reader (one chunk, then done) or whole. */
+class OneChunkBody {
+  used = false;
+  readonly locked = false;
+  private given = false;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  take(): Uint8Array {
+    if (this.used) throw new TypeError('Body is unusable: Body has already been read');
+    this.used = true;
+    return this.bytes;
+  }
+
+  getReader(): this {
+    this.take();
+    return this;
+  }
+
+  async read(): Promise<{ done: true; value: undefined } | { done: false; value: Uint8Array }> {
+    if (this.given || this.bytes.byteLength === 0) return { done: true, value: undefined };
+    this.given = true;
+    return { done: false, value: this.bytes };
+  }
+
+  async cancel(): Promise<void> {
+    this.used = true;
+    this.given = true;
+  }
+
+  releaseLock(): void {}
+
+  get closed(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
 }
