@@ -47,6 +47,9 @@ describe('prepared statements on PostgreSQL: hot statements are parsed and plann
       expect(await prepared(db)).toEqual([{ name: expect.stringMatching(/^plt_\d+$/) }]);
       for (let i = 0; i < 3; i++) expect((await off.query(select, [1])).rows).toEqual([{ id: 1, name: 'one' }]);
       expect(await prepared(off)).toEqual([]);
+      // Each execution is planned for its values: a plan kept from when a table was small would stay as it grows.
+      expect((await db.query('show plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+      expect((await off.query('show plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'auto' }]);
 
       // Another node's migration changes the table: the prepared plan's result no longer fits (PostgreSQL refuses
       // it with 0A000). The query still answers, with the new shape, and the text is never sent named again.

@@ -103,7 +103,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_DATA_DIR', default: './.platform', description: 'Embedded database (PGlite) and node files such as the operator token' },
   { env: 'PLATFORM_PGLITE_TEMPLATE_DIR', default: 'node_modules/.cache/agent-platform', description: "Where a new embedded database (initdb and the migrations, no rows) is kept, so a later new data directory starts from a copy instead of making one again (seconds); `none`: always make it" },
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
-  { env: 'PLATFORM_DB_PREPARE', default: 'true', description: 'Keep the hot statements prepared on each PostgreSQL connection, so the database parses and plans them once (`true` or `false`; `false` behind a pooler in transaction mode that cannot carry prepared statements)' },
+  { env: 'PLATFORM_DB_PREPARE', default: 'true', description: 'Keep the hot statements prepared on each PostgreSQL connection, so the database parses them once (`true` or `false`; `false` behind a pooler in transaction mode that cannot carry prepared statements, or on PostgreSQL before 12)' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
   { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
   { env: 'PLATFORM_CLUSTER', default: 'platform', description: 'Cluster name: prefixes its NATS subjects and KV buckets, so clusters can share a NATS server' },
