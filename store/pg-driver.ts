@@ -61,8 +61,9 @@ export async function openPg(opts: PgOptions): Promise<Db> {
   const prepare = opts.prepare !== false;
   // Prepared statements are planned for the values of each execution (custom plans), never once for all (generic):
   // a generic plan made while a table is small (a join over agent_messages planned as a hash join over a scan of it)
-  // is kept by the connection as the table grows. Measured with bare replies on a new database: generic plans fell
-  // from 1,510 to 956 replies/s within 20 s, custom plans held 2,300–2,500. Parsing and analysis stay saved.
+  // is kept by the connection as the table grows, until autovacuum next analyzes it (up to a minute). Measured with
+  // bare replies on a new database: generic plans fell from 1,510 to 956 replies/s within 20 s, custom plans held
+  // 2,300–2,500. Parsing and analysis stay saved.
   const options = [opts.schema ? `-c search_path=${opts.schema}` : '', prepare ? '-c plan_cache_mode=force_custom_plan' : ''].filter(Boolean).join(' ');
   const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.max ?? 10, ...(options ? { options } : {}) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
