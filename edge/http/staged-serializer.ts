@@ -44,8 +44,8 @@ const VALIDATOR_REF = /validator\.getSchemaValidator\(("(?:[^"\\]|\\.)*")\)/g;
 
 /**
  * `build` compiles a route's schema as fastify's serializer compiler does; `debugBuild` the same with
- * fast-json-stringify's debug mode and without compiling the validators. `union`: whether the schema has one
- * (`hasUnion`).
+ * fast-json-stringify's debug mode and without compiling the validators. `union`: whether the schema has one (what
+ * `unionFinder` tells).
  */
 export function stagedSerializer(route: RouteSchema, union: boolean, build: Build, debugBuild: Build): StagedSerializer {
   let serialize: Serialize | undefined;
