@@ -35,48 +35,45 @@ export interface CompileStats {
 }
 
 export function compileAhead(): CompileAhead {
-  const queue: Array<() => boolean | void> = [];
-  let firsts = 0;
+  // The compiles deferred `first`, then the rest. A compile in steps stays at the head of its queue until it is done.
+  const firsts: Array<() => boolean | void> = [];
+  const rest: Array<() => boolean | void> = [];
   let running: Promise<CompileStats> | null = null;
   let stopped = false;
   let done = 0;
   let longestMs = 0;
   const next = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const stats = (): CompileStats => ({ pending: queue.length, done, longestMs });
+  const stats = (): CompileStats => ({ pending: firsts.length + rest.length, done, longestMs });
   const drain = async () => {
-    while (!stopped && queue.length) {
+    while (!stopped && firsts.length + rest.length) {
       await next();
-      // Stopped while waiting for the turn: stop() has emptied the queue.
+      // Stopped while waiting for the turn: stop() has emptied the queues.
       if (stopped) break;
-      const compile = queue.shift()!;
-      firsts = Math.max(0, firsts - 1);
+      const queue = firsts.length ? firsts : rest;
+      const compile = queue[0]!;
       const t = performance.now();
+      let more = false;
       try {
-        if (compile()) {
-          queue.unshift(compile);
-          firsts++;
-        }
-        else done++;
+        more = compile() === true;
+        if (!more) done++;
       } catch {
         // Left to the route's first use, which reports it as that route's error.
       }
+      if (!more) queue.shift();
       longestMs = Math.max(longestMs, performance.now() - t);
     }
     return stats();
   };
   return {
-    defer(compile, first) {
-      if (first) queue.splice(firsts++, 0, compile);
-      else queue.push(compile);
-    },
+    defer: (compile, first) => void (first ? firsts : rest).push(compile),
     start() {
       running ??= drain().finally(() => (running = null));
       return running;
     },
     stop() {
       stopped = true;
-      queue.length = 0;
-      firsts = 0;
+      firsts.length = 0;
+      rest.length = 0;
     },
   };
 }

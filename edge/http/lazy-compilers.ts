@@ -34,6 +34,7 @@ type Compile = (route: RouteSchema) => Serialize;
 export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
   const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: object | undefined) => Compile;
   const shared = new WeakMap<object, Array<{ external: unknown; serialize: Serialize }>>();
+  const hasUnion = unionFinder();
   return (externalSchemas, serializerOpts) => {
     // Without Ajv's code optimization: the union validators only pick a union's branch, and unoptimized the largest
     // (the capabilities list) compile in 35–50 ms instead of 65. They are compiled with the serializer (not on the
@@ -41,13 +42,12 @@ export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: u
     const opts = { ...(serializerOpts as object | undefined), ajv: { code: { optimize: false } } };
     const build = eager(externalSchemas, { ...opts, compileValidators: true });
     const debugBuild = eager(externalSchemas, { ...opts, mode: 'debug', compileValidators: false });
-    const hasUnion = unionFinder(externalSchemas);
     return (route) => {
       const key = typeof route.schema === 'object' && route.schema ? route.schema : undefined;
       const known = key ? (shared.get(key) ?? []) : [];
       const same = known.find((k) => sameSchemas(k.external, externalSchemas));
       if (same) return same.serialize;
-      const union = hasUnion(route.schema);
+      const union = hasUnion(route.schema, externalSchemas);
       const staged = stagedSerializer(route, union, build, debugBuild);
       // The long compiles go first: they are the ones a request must not have to do itself.
       ahead?.defer(staged.step, union);

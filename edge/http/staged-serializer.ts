@@ -78,28 +78,30 @@ export function stagedSerializer(route: RouteSchema, union: boolean, build: Buil
 }
 
 /**
- * Tells whether a schema, or a shared schema (of `external`, by id) its `$ref`s reach, has a keyword fast-json-stringify validates with. A false
- * positive (a property named `if`) costs an Ajv instance; a false negative would compile the validators in one step
- * with the serializer, as before.
+ * Tells whether a schema, or a shared schema (of `external`, by id) its `$ref`s reach, has a keyword
+ * fast-json-stringify validates with. A false positive (a property named `if`) costs an Ajv instance; a false negative
+ * would compile the validators in one step with the serializer, as before. Fastify asks for every route with the same
+ * shared schema objects, so each one's answer is kept by the object and worked out once.
  */
-export function unionFinder(external: unknown): (schema: unknown) => boolean {
-  const shared = (external ?? {}) as Record<string, unknown>;
-  // A shared schema's answer, once worked out (a `$ref` cycle reads as false while it is).
-  const byId = new Map<string, boolean>();
-  const has = (schema: unknown): boolean => {
-    if (Array.isArray(schema)) return schema.some(has);
+export function unionFinder(): (schema: unknown, external: unknown) => boolean {
+  // A shared schema's answer (a `$ref` cycle reads as false while it is worked out).
+  const known = new WeakMap<object, boolean>();
+  const has = (schema: unknown, shared: Record<string, unknown>): boolean => {
+    if (Array.isArray(schema)) return schema.some((s) => has(s, shared));
     if (!schema || typeof schema !== 'object') return false;
     const s = schema as Record<string, unknown>;
     if ('anyOf' in s || 'oneOf' in s || 'if' in s) return true;
     if (typeof s.$ref === 'string' && !s.$ref.startsWith('#')) {
-      const id = s.$ref.split('#')[0]!;
-      if (!byId.has(id)) {
-        byId.set(id, false);
-        byId.set(id, has(shared[id]));
+      const target = shared[s.$ref.split('#')[0]!];
+      if (target && typeof target === 'object') {
+        if (!known.has(target)) {
+          known.set(target, false);
+          known.set(target, has(target, shared));
+        }
+        if (known.get(target)) return true;
       }
-      if (byId.get(id)) return true;
     }
-    return Object.values(s).some((v) => typeof v === 'object' && has(v));
+    return Object.values(s).some((v) => typeof v === 'object' && has(v, shared));
   };
-  return has;
+  return (schema, external) => has(schema, (external ?? {}) as Record<string, unknown>);
 }
