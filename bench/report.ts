@@ -104,6 +104,22 @@ export function machineLine(m: Machine): string {
   return `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}`;
 }
 
+/**
+ * The CPU column: each process's share of a core, and for a busy one watched by pid its main thread's share and the
+ * time that thread waited for a core (cpu.ts): `node 135 (main 79, waiting 16)`.
+ */
+export function cpuCell(cpu: Record<string, number>): string {
+  return Object.entries(cpu)
+    .filter(([k]) => !k.includes(':'))
+    .map(([k, v]) => {
+      const main = cpu[`${k}:main`];
+      const waiting = cpu[`${k}:waiting`];
+      const thread = main === undefined ? '' : ` (main ${main}${waiting === undefined ? '' : `, waiting ${waiting}`})`;
+      return `${k} ${v}${thread}`;
+    })
+    .join(' · ');
+}
+
 export function markdown(r: Report): string {
   const byLabel = new Map(comparisons(r).map((c) => [c.label, c]));
   const targets = [...r.rows, ...(r.figures ?? [])].flatMap((x) => x.targets ?? []);
@@ -119,17 +135,20 @@ export function markdown(r: Report): string {
     '',
     ...(r.rows.length || !r.figures?.length
       ? [
-          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result | calls/s by round | CPU % of a core |',
+          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result | calls/s by round | CPU % of a core (main thread, its wait for a core) |',
           '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|---|---|',
           ...r.rows.map((x) => {
             const c = byLabel.get(x.label);
-            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} | ${x.rounds && x.rounds.length > 1 ? x.rounds.map((r) => fmtInt(r.throughput)).join(', ') : dash} | ${x.cpu && Object.keys(x.cpu).length ? cell(Object.entries(x.cpu).map(([k, v]) => `${k} ${v}`).join(' · ')) : dash} |`;
+            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} | ${x.rounds && x.rounds.length > 1 ? x.rounds.map((r) => fmtInt(r.throughput)).join(', ') : dash} | ${x.cpu && Object.keys(x.cpu).length ? cell(cpuCell(x.cpu)) : dash} |`;
           }),
           '',
         ]
       : []),
     ...(r.figures?.length ? [...figuresMarkdown(r.figures), ''] : []),
     `Ratios are ours / reference, both measured in this run${r.rows.some((x) => (x.rounds?.length ?? 0) > 1) ? '; with several rounds, every figure is the median of the rounds' : ''}. ${targets.length ? `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}.` : 'This scenario has no target.'}`,
+    ...(r.rows.some((x) => Object.keys(x.cpu ?? {}).some((k) => k.endsWith(':main')))
+      ? ['', 'CPU "(main M, waiting W)": the process\'s main thread (a Node process\'s event loop) ran M% of the window and was ready to run but waited for a core W%; when the two add up to about 100, that one thread limited its process.']
+      : []),
     '',
     ...r.notes.map((n) => `- ${n}`),
     ...r.rows

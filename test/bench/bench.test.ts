@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../bench/args.ts';
 import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
-import { comparisons, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
+import { comparisons, cpuCell, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
 import { measure } from '../../bench/runner.ts';
 import { cpuMeter } from '../../bench/cpu.ts';
 import { median, medianOfRounds, percentile, ratio, summarize } from '../../bench/stats.ts';
@@ -29,7 +29,7 @@ const row = (label: string, role: Row['role'], throughput: number, p99: number, 
 
 function fixedReport(): Report {
   const raw = row('raw <NATS> & co', 'reference', 10_000, 2);
-  const read = row('actor read', 'ours', 9_000, 3, { vs: raw.label });
+  const read = row('actor read', 'ours', 9_000, 3, { vs: raw.label, cpu: { node: 135, 'node:main': 79, 'node:waiting': 16, nats: 20, load: 30 } });
   const debit = row('actor DEBIT', 'ours', 2_000, 10, { vs: raw.label, errors: 3, errorKinds: { PLT_ACTOR_UNAVAILABLE: 3 } });
   const limits = { minThroughputRatio: 0.5, maxP99Ratio: 2 };
   return {
@@ -73,7 +73,12 @@ describe('bench report', () => {
     expect(md).toContain('## demo: a fixed result');
     expect(md).toContain('Machine: 2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64.');
     expect(md).toContain('| raw <NATS> & co | reference | 10,000 | 1.000 | 2.000 | 2.000 | 9.000 | 20,000 | 0 | — | — | — | — | — |');
-    expect(md).toContain('| actor read | ours | 9,000 | 1.000 | 2.000 | 3.000 | 9.000 | 18,000 | 0 | raw <NATS> & co | 0.90× | 1.50× | calls/s ≥ 0.5× ref, p99 ≤ 2× ref | met |');
+    expect(md).toContain('| actor read | ours | 9,000 | 1.000 | 2.000 | 3.000 | 9.000 | 18,000 | 0 | raw <NATS> & co | 0.90× | 1.50× | calls/s ≥ 0.5× ref, p99 ≤ 2× ref | met | — | node 135 (main 79, waiting 16) · nats 20 · load 30 |');
+    expect(md).toContain('CPU "(main M, waiting W)": the process\'s main thread');
+    const noThreads = fixedReport();
+    noThreads.rows = noThreads.rows.map((x) => ({ ...x, cpu: { node: 40 } }));
+    expect(markdown(noThreads)).not.toContain('CPU "(main M');
+    expect(cpuCell({ node: 12, 'node:main': 10 })).toBe('node 12 (main 10)');
     expect(md).toContain('| actor DEBIT | ours | 2,000 | 1.000 | 2.000 | 10.0 | 9.000 | 4,000 | 3 | raw <NATS> & co | 0.20× | 5.00× | calls/s ≥ 0.5× ref, p99 ≤ 2× ref | **missed**: calls/s ≥ 0.5× ref, p99 ≤ 2× ref |');
     expect(md).toContain('Targets met: 2 of 4.');
     expect(md).toContain('- a note');
@@ -167,6 +172,8 @@ describe('bench runner and command line', () => {
       "process.stdin.on('data', () => { const u = process.cpuUsage(); process.stdout.write((u.user + u.system) + '\\n'); });",
     ].join('\n');
     const busy = spawn(process.execPath, ['-e', child], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // A child whose main thread spins: always running or ready to run.
+    const spinning = spawn(process.execPath, ['-e', 'const end = Date.now() + 5000; while (Date.now() < end);'], { stdio: 'ignore' });
     const waiting: Array<(n: number) => void> = [];
     busy.stdout!.setEncoding('utf8').on('data', (text: string) => {
       for (const line of text.split('\n').filter(Boolean)) waiting.shift()?.(Number(line));
@@ -179,7 +186,13 @@ describe('bench runner and command line', () => {
       await new Promise((r) => setTimeout(r, 200));
       const t0 = performance.now();
       const used0 = await cpuUsedMs();
-      const window = cpuMeter([{ label: 'busy', pid: busy.pid! }, { label: 'gone', pid: 2 ** 22 + 1 }, { label: 'nodes', command: 'node' }, { label: 'none', command: 'no-such-command' }]).start();
+      const window = cpuMeter([
+        { label: 'busy', pid: busy.pid! },
+        { label: 'spin', pid: spinning.pid! },
+        { label: 'gone', pid: 2 ** 22 + 1 },
+        { label: 'nodes', command: 'node' },
+        { label: 'none', command: 'no-such-command' },
+      ]).start();
       await new Promise((r) => setTimeout(r, 1000));
       const cpu = window.stop();
       const used1 = await cpuUsedMs();
@@ -193,8 +206,19 @@ describe('bench runner and command line', () => {
       // Every process named node, the busy child among them, added up.
       expect(cpu.nodes).toBeGreaterThanOrEqual(cpu.busy! - 5);
       expect(cpu.load).toBeGreaterThanOrEqual(0);
+      // The main thread of a busy process watched by pid: the first child's spins in a worker, so its main thread is
+      // idle; the second's spins itself, so it was on a core or waiting for one the whole window.
+      expect(cpu['busy:main']).toBeLessThan(10);
+      expect(cpu['busy:waiting']).toBeLessThan(10);
+      expect(cpu['spin:main']).toBeGreaterThan(cpu.spin! - 10);
+      expect(cpu['spin:main']).toBeLessThanOrEqual(cpu.spin! + 1);
+      expect(cpu['spin:main']! + cpu['spin:waiting']!).toBeGreaterThan(90);
+      expect(cpu['spin:main']! + cpu['spin:waiting']!).toBeLessThan(110);
+      // Processes watched by command name are added up: no main thread.
+      expect(Object.keys(cpu).filter((k) => k.startsWith('nodes:'))).toEqual([]);
     } finally {
       busy.kill('SIGKILL');
+      spinning.kill('SIGKILL');
     }
   });
 
