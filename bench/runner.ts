@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { interruption } from './cleanup.ts';
 import { cpuMeter, type Watched } from './cpu.ts';
-import { median, medianOfRounds, summarize, type Summary } from './stats.ts';
+import { medianByKey, medianOfRounds, summarize, type Summary } from './stats.ts';
 
 export interface Phase {
   label: string;
@@ -121,7 +121,7 @@ export async function measure(scenario: string, phases: Phase[], opts: RunOption
   return phases.map((phase, i) => {
     const t = tallies[i]!;
     const rounds = perRound[i]!;
-    const cpu = Object.fromEntries(Object.keys(cpuRounds[i]![0] ?? {}).map((k) => [k, median(cpuRounds[i]!.map((r) => r[k]!))]));
+    const cpu = medianByKey(cpuRounds[i]!);
     return { label: phase.label, ...medianOfRounds(rounds, summarize(t.samples, t.seconds, t.errors)), errorKinds: t.errorKinds, rounds, cpu };
   });
 }

@@ -57,6 +57,15 @@ export const median = (xs: number[]): number => {
  * A phase measured in several rounds, as one summary: calls, errors and seconds are the rounds' totals (`pooled`),
  * throughput and every latency figure the median over the rounds, and max the largest seen. One round is itself.
  */
+/**
+ * The median of each figure over the rounds, for the figures every round has: a process's main thread is read only in
+ * rounds it was busy (cpu.ts), and a figure missing from a round has no median of the rounds.
+ */
+export function medianByKey(rounds: readonly Record<string, number>[]): Record<string, number> {
+  const keys = Object.keys(rounds[0] ?? {}).filter((k) => rounds.every((r) => r[k] !== undefined));
+  return Object.fromEntries(keys.map((k) => [k, median(rounds.map((r) => r[k]!))]));
+}
+
 export function medianOfRounds(rounds: Summary[], pooled: Summary): Summary {
   if (rounds.length <= 1) return pooled;
   return {

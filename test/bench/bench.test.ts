@@ -8,7 +8,7 @@ import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
 import { comparisons, cpuCell, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
 import { measure } from '../../bench/runner.ts';
 import { cpuMeter } from '../../bench/cpu.ts';
-import { median, medianOfRounds, percentile, ratio, summarize } from '../../bench/stats.ts';
+import { median, medianByKey, medianOfRounds, percentile, ratio, summarize } from '../../bench/stats.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { mustRun } from '../helpers/env.ts';
 
@@ -163,6 +163,9 @@ describe('bench runner and command line', () => {
     expect(medianOfRounds([one(100, 9)], pooled)).toBe(pooled);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+    // CPU per round: a figure is kept only when every round has it (a main thread is read only while busy).
+    expect(medianByKey([{ node: 50, 'node:main': 40, load: 10 }, { node: 70, load: 30 }, { node: 60, 'node:main': 45, load: 20 }])).toEqual({ node: 60, load: 20 });
+    expect(medianByKey([])).toEqual({});
     // A busy child: its CPU share is read from /proc around the window; a process that is gone is left out. The
     // share it gets depends on the machine's load (CI runs the suite in parallel), so the meter is checked against
     // the child's own account of its CPU time (getrusage, through process.cpuUsage) over the same window.
