@@ -6,8 +6,8 @@
  * of several CTEs, about 2 KB of SQL) took 250–340 µs of the backend's CPU unnamed and 130–180 µs named, measured one
  * after another on one connection (three such commits in every tool-calling agent task). With a name, node-postgres
  * sends the text with its first use on each connection and only the parameters after that. The pool plans each
- * execution for its values (pg-driver.ts: `plan_cache_mode`); a plan kept for all values would save the rest (33–60 µs)
- * but goes stale as a table grows from empty.
+ * execution for its values (pg-driver.ts: `plan_cache_mode`); a plan kept for all values would bring a commit down to
+ * 33–60 µs, but goes stale as a table grows from empty.
  *
  * A text gets a name once it has been seen twice, so that texts built for one occasion (a batch of some size) do not
  * take one; names are kept for at most `MAX_NAMED` texts in the process, and the texts counted toward a name at most
