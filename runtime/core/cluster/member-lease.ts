@@ -32,11 +32,7 @@ export interface MemberLease {
   renew(lapsing: () => void): Promise<Renewal>;
   /** The member ids, as of the last renewal. */
   members(): string[];
-  /**
-   * Ends the lease at once here, and removes this process's entry (never a successor's under the same id) unless it
-   * was first written less than a lease ago: it may have replaced a predecessor still trusting its own lease, whose
-   * claims must not be taken before that runs out. Such an entry expires with the lease.
-   */
+  /** Removes this process's entry (not a successor's under the same id). */
   leave(): Promise<void>;
 }
 
@@ -55,7 +51,7 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
   /** performance.now() when the last renewal that succeeded was sent: the lease runs from no earlier than this. */
   let renewedAt = -Infinity;
   let members: string[] = [];
-  /** performance.now() when this process's first entry was confirmed written (over a predecessor's, if one was there). */
+  /** performance.now() when this process first wrote its entry (over a predecessor's, if one was there). */
   let joinedAt = -Infinity;
 
   async function write(): Promise<boolean> {
@@ -64,6 +60,7 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
     // process of this node id; the retry goes by `create` and the read-back instead.
     const first = !joined;
     joined = true;
+    if (first) joinedAt = sentAt;
     try {
       rev = rev ? await kv.update(member.nodeId, value, rev) : first ? await kv.put(member.nodeId, value) : await kv.create(member.nodeId, value);
     } catch (err) {
@@ -72,7 +69,6 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
       return false;
     }
     renewedAt = sentAt;
-    if (joinedAt === -Infinity) joinedAt = performance.now();
     // A listing can miss an entry rewritten while it runs (a member renewing): one known before is kept if it still
     // stands. A new member missed now shows in the next listing.
     const listed = await distinctKeys(kv);
@@ -103,6 +99,9 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
     },
     async leave() {
       renewedAt = -Infinity;
+      // Within a lease of its first write, the entry may have replaced a predecessor's that is still trusted (for up to
+      // 80% of a lease after its last renewal): deleting it would let others take that one's claims at once, so it is
+      // left to expire.
       if (rev && performance.now() - joinedAt >= leaseMs) await kv.delete(member.nodeId, { previousSeq: rev }).catch(() => {});
       rev = 0;
     },

@@ -19,8 +19,6 @@ interface Held {
    * shard over meanwhile) or a fenced write suggests it, until a compare-and-set on the claim succeeds again.
    */
   verified: boolean;
-  /** `gained` was called: the shard serves here once verified (a claim that landed unverified waits for its check). */
-  serving: boolean;
 }
 
 export interface ShardManager {
@@ -40,7 +38,7 @@ export interface ShardManager {
   suspect(shard: number): void;
   /** One pass: heartbeat, claim what rendezvous hashing gives this node, hand off what it no longer gets. */
   tick(): Promise<void>;
-  /** Leaves the cluster: hands off every shard (drained, released) and ends its lease (member-lease.ts `leave`). */
+  /** Leaves the cluster: hands off every shard (drained, released) and removes the member entry. */
   stop(): Promise<void>;
 }
 
@@ -146,8 +144,6 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
 
   async function reassert(shard: number, h: Held) {
     const since = lapses;
-    // A lapse starts while the lease is stale: nothing is written then (it could land while the entry is gone).
-    if (!lease.fresh()) return;
     let rev: number | null;
     try {
       rev = await claims.reassert(shard, h.rev);
@@ -161,18 +157,11 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     }
     h.rev = rev;
     h.verified = lapses === since;
-    if (h.verified && !h.serving) serve(shard, h);
-  }
-
-  function serve(shard: number, h: Held) {
-    h.serving = true;
-    opts.gained(shard);
   }
 
   /** Claims a wanted shard; the error when NATS gave no answer (the claim may have been written: resolved later). */
   async function claim(shard: number): Promise<unknown> {
     const since = lapses;
-    if (!lease.fresh()) return;
     let rev: number | null;
     try {
       rev = await claims.take(shard);
@@ -196,9 +185,8 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       if (out || !(await claims.release(shard, rev))) unsure.add(shard);
       return;
     }
-    const h: Held = { rev, draining: false, drained: false, releasing: false, verified: lapses === since, serving: false };
-    held.set(shard, h);
-    if (h.verified) serve(shard, h);
+    held.set(shard, { rev, draining: false, drained: false, releasing: false, verified: lapses === since });
+    opts.gained(shard);
   }
 
   async function release(shard: number, h: Held) {
