@@ -10,17 +10,6 @@ const until = async (what: string, cond: () => boolean, ms = 10_000) => {
   for (const t0 = Date.now(); !cond(); await sleep(20)) if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
 };
 
-const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-
-/** A cluster's two buckets, made as its nodes make them, to write entries into by hand. */
-async function buckets(nc: NatsConnection, cluster: string) {
-  const kvm = await kvManager(nc);
-  return {
-    members: await kvm.create(membersBucket(cluster), { ttl: LEASE_MS, history: 1 }),
-    shards: await kvm.create(shardsBucket(cluster), { history: 1 }),
-  };
-}
-
 /** One shard manager on a connection of its own, with what it was told recorded. */
 async function member(cluster: string, nodeId: string) {
   const nc = await connectNats(NATS_URL!, nodeId);
@@ -193,7 +182,11 @@ describe.skipIf(!mustRun('cluster'))('shard ownership: one lease per node, claim
   });
 
   it('claims: a write of this process whose reply was lost is adopted or released; another live process keeps its claim; a dead one loses it', async () => {
-    const { members, shards } = await buckets(nc, cluster());
+    const c = cluster();
+    const kvm = await kvManager(nc);
+    const members = await kvm.create(membersBucket(c), { ttl: LEASE_MS, history: 1 });
+    const shards = await kvm.create(shardsBucket(c), { history: 1 });
+    const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
     const mine = shardClaims(shards, members, 'node-a', 'a1', LEASE_MS);
     // A claim written by this process (its reply lost): adopted by writing it again on its revision, so that a taker
     // that read it at that revision fails.
@@ -231,7 +224,11 @@ describe.skipIf(!mustRun('cluster'))('shard ownership: one lease per node, claim
   });
 
   it('status lists as owned only the claims of processes whose lease lives', async () => {
-    const { members, shards } = await buckets(nc, cluster());
+    const c = cluster();
+    const kvm = await kvManager(nc);
+    const members = await kvm.create(membersBucket(c), { ttl: LEASE_MS, history: 1 });
+    const shards = await kvm.create(shardsBucket(c), { history: 1 });
+    const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
     await members.put('node-x', json({ nodeId: 'node-x', url: 'http://x.test', startedAt: new Date().toISOString(), incarnation: 'x2' }));
     await shards.put('shard.1', json({ owner: 'node-x', incarnation: 'x2' }));
     await shards.put('shard.2', json({ owner: 'node-x', incarnation: 'x1' })); // left by the process before a restart

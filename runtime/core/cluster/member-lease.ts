@@ -51,8 +51,6 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
   /** performance.now() when the last renewal that succeeded was sent: the lease runs from no earlier than this. */
   let renewedAt = -Infinity;
   let members: string[] = [];
-  /** performance.now() when this process first wrote its entry (over a predecessor's, if one was there). */
-  let joinedAt = -Infinity;
 
   async function write(): Promise<boolean> {
     const sentAt = performance.now();
@@ -60,7 +58,6 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
     // process of this node id; the retry goes by `create` and the read-back instead.
     const first = !joined;
     joined = true;
-    if (first) joinedAt = sentAt;
     try {
       rev = rev ? await kv.update(member.nodeId, value, rev) : first ? await kv.put(member.nodeId, value) : await kv.create(member.nodeId, value);
     } catch (err) {
@@ -98,11 +95,7 @@ export function memberLease(kv: KV, member: MemberInfo, incarnation: string, lea
       throw new Error(`the member entry of ${member.nodeId} kept changing while it was renewed`);
     },
     async leave() {
-      renewedAt = -Infinity;
-      // Within a lease of its first write, the entry may have replaced a predecessor's that is still trusted (for up to
-      // 80% of a lease after its last renewal): deleting it would let others take that one's claims at once, so it is
-      // left to expire.
-      if (rev && performance.now() - joinedAt >= leaseMs) await kv.delete(member.nodeId, { previousSeq: rev }).catch(() => {});
+      if (rev) await kv.delete(member.nodeId, { previousSeq: rev }).catch(() => {});
       rev = 0;
     },
   };

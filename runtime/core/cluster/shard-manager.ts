@@ -81,11 +81,6 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   let claims: ShardClaims;
   /** Another process holds this node id: nothing is claimed until it is gone. */
   let out = false;
-  /**
-   * Lapses and push-outs so far: a claim or re-assert that was under way across one is not trusted when it lands
-   * (another node may have taken the shard meanwhile), only checked again.
-   */
-  let lapses = 0;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
   /** The pass after the running one, for triggers that came while it ran (it may have gone past what they were for). */
@@ -117,11 +112,9 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     const wasOut = out;
     const renewal = await lease.renew(() => {
       opts.onError(new Error('the member lease lapsed'), 'the member lease lapsed; re-asserting the shards held');
-      lapses++;
       for (const h of held.values()) h.verified = false;
     });
     out = renewal === 'out';
-    if (out) lapses++;
     if (out && !wasOut) {
       opts.onError(new Error(`another process runs as node ${nodeId}`), 'member entry taken over');
       // The claims still name this process: should it join again (the other gone), they are adopted or released.
@@ -143,7 +136,6 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   };
 
   async function reassert(shard: number, h: Held) {
-    const since = lapses;
     let rev: number | null;
     try {
       rev = await claims.reassert(shard, h.rev);
@@ -156,12 +148,11 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       return drop(shard, h);
     }
     h.rev = rev;
-    h.verified = lapses === since;
+    h.verified = true;
   }
 
   /** Claims a wanted shard; the error when NATS gave no answer (the claim may have been written: resolved later). */
   async function claim(shard: number): Promise<unknown> {
-    const since = lapses;
     let rev: number | null;
     try {
       rev = await claims.take(shard);
@@ -180,12 +171,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       if (!(await claims.release(shard, rev))) unsure.add(shard);
       return;
     }
-    // Claimed while stopping (a pass that began before stop()), or while pushed out: it is released or resolved later.
-    if (stopped || out) {
-      if (out || !(await claims.release(shard, rev))) unsure.add(shard);
-      return;
-    }
-    held.set(shard, { rev, draining: false, drained: false, releasing: false, verified: lapses === since });
+    held.set(shard, { rev, draining: false, drained: false, releasing: false, verified: true });
     opts.gained(shard);
   }
 
