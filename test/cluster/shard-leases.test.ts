@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectNats, createNatsBus, createShardManager, kvManager, membersBucket, readOwnedShards, shardClaims, shardsBucket, type ShardManager } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, createShardManager, kvManager, membersBucket, readOwnedShards, shardsBucket, type ShardManager } from '../../runtime/index.ts';
 import { mustRun, NATS_URL } from '../helpers/env.ts';
 
 const LEASE_MS = 1_500;
@@ -92,7 +92,7 @@ describe.skipIf(!mustRun('cluster'))('shard ownership: one lease per node, claim
     expect(a.manager.fenceOf(7)!.rev).toBeGreaterThan(before);
   });
 
-  it('a process restarted under the same node id takes its claims over once the previous one\'s lease must have run out, with higher revisions', async () => {
+  it('a process restarted under the same node id takes its claims over at once, with higher revisions', async () => {
     const c = cluster();
     const first = await start(c, 'node-a');
     await until('all shards owned', () => first.manager.ownedShards().length === 256);
@@ -100,12 +100,9 @@ describe.skipIf(!mustRun('cluster'))('shard ownership: one lease per node, claim
     await first.nc.close();
     const t0 = Date.now();
     const second = await start(c, 'node-a');
-    await until('all shards owned again', () => second.manager.ownedShards().length === 256, 3 * LEASE_MS);
-    const took = Date.now() - t0;
-    // Not sooner: the previous process may be alive (paused) and trusts its lease for up to 80% of one. Not much
-    // later: the next renewal pass after that claims them.
-    expect(took).toBeGreaterThanOrEqual(LEASE_MS);
-    expect(took).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1_000);
+    await until('all shards owned again', () => second.manager.ownedShards().length === 256);
+    // Not after the lease ran out: the claims name a process that no longer renews this member entry.
+    expect(Date.now() - t0).toBeLessThan(LEASE_MS);
     for (const [shard, rev] of first.fences) expect(second.fences.get(shard)).toBeGreaterThan(rev);
   });
 
@@ -119,108 +116,6 @@ describe.skipIf(!mustRun('cluster'))('shard ownership: one lease per node, claim
     expect(owners.size).toBe(256);
     expect(a.seen.drained.sort((x, y) => x - y)).toEqual(b.manager.ownedShards());
     expect(a.seen.lost).toEqual([]);
-  });
-
-  it('a second process under the same node id: the older gives every shard up before the newer serves any, and stays out until the newer is gone', async () => {
-    const c = cluster();
-    const older = await start(c, 'node-a');
-    await until('all shards owned', () => older.manager.ownedShards().length === 256);
-    const newer = await start(c, 'node-a');
-    // Never both serving one shard: sampled throughout the change of hands.
-    const both: number[] = [];
-    const sampler = setInterval(() => {
-      const mine = new Set(older.manager.ownedShards());
-      both.push(...newer.manager.ownedShards().filter((s) => mine.has(s)));
-    }, 5);
-    try {
-      await until('the newer owns all', () => newer.manager.ownedShards().length === 256, 3 * LEASE_MS);
-    } finally {
-      clearInterval(sampler);
-    }
-    expect(both).toEqual([]);
-    expect(older.seen.lost).toHaveLength(256);
-    expect(older.manager.ownedShards()).toEqual([]);
-    expect(older.seen.errors.filter((e) => e === 'member entry taken over')).toHaveLength(1);
-    // It stays out: its renewals neither overwrite the newer's entry nor claim anything back.
-    await sleep(LEASE_MS);
-    expect(older.manager.ownedShards()).toEqual([]);
-    expect(newer.manager.ownedShards()).toHaveLength(256);
-    expect(newer.seen.lost).toEqual([]);
-    // Stopping the older leaves the newer's member entry in place (a compare-and-delete of its own revision only).
-    await older.manager.stop();
-    const kv = await (await kvManager(nc)).open(membersBucket(c));
-    expect((await kv.get('node-a'))?.operation).toBe('PUT');
-    await newer.manager.tick();
-    expect(newer.manager.ownedShards()).toHaveLength(256);
-  });
-
-  it('a process pushed out by another of its node id that then dies joins again and takes its shards back', async () => {
-    const c = cluster();
-    const older = await start(c, 'node-a');
-    await until('all shards owned', () => older.manager.ownedShards().length === 256);
-    const newer = await start(c, 'node-a');
-    await until('the older is out', () => older.seen.lost.length === 256);
-    // The newer dies before it may take anything (it leaves the older's claims alone for one lease).
-    await newer.nc.close();
-    expect(newer.manager.ownedShards()).toEqual([]);
-    // Once the newer's member entry expires the older creates its own again and adopts the claims that name it.
-    await until('the older owns all again', () => older.manager.ownedShards().length === 256, 4 * LEASE_MS);
-    expect(Math.min(...older.fences.values())).toBeGreaterThan(0);
-  });
-
-  it('a fenced write makes the node stop serving the shard until a compare-and-set confirms its claim', async () => {
-    const c = cluster();
-    const a = await start(c, 'node-a');
-    await until('all shards owned', () => a.manager.ownedShards().length === 256);
-    const before = a.manager.fenceOf(3)!.rev;
-    a.manager.suspect(3);
-    expect(a.manager.owns(3)).toBe(false);
-    expect(a.manager.owns(4)).toBe(true);
-    await until('shard 3 served again', () => a.manager.owns(3));
-    expect(a.manager.fenceOf(3)!.rev).toBeGreaterThan(before);
-    expect(a.seen.lost).toEqual([]);
-  });
-
-  it('claims: a write of this process whose reply was lost is adopted or released; another live process keeps its claim; a dead one loses it', async () => {
-    const c = cluster();
-    const kvm = await kvManager(nc);
-    const members = await kvm.create(membersBucket(c), { ttl: LEASE_MS, history: 1 });
-    const shards = await kvm.create(shardsBucket(c), { history: 1 });
-    const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-    const mine = shardClaims(shards, members, 'node-a', 'a1', LEASE_MS);
-    // A claim written by this process (its reply lost): adopted by writing it again on its revision, so that a taker
-    // that read it at that revision fails.
-    const written = await shards.put('shard.5', json({ owner: 'node-a', incarnation: 'a1' }));
-    const adopted = (await mine.take(5))!;
-    expect(adopted).toBeGreaterThan(written);
-    // Re-asserting from a revision it never heard of still finds it its own, and writes it again.
-    expect(await mine.reassert(5, adopted + 1_000)).toBeGreaterThan(adopted);
-    expect(await mine.releaseAny(5)).toBe(true);
-    expect((await shards.get('shard.5'))?.operation).toBe('DEL');
-    // Another process's claim while that process's member entry lives: not taken.
-    await members.put('node-b', json({ nodeId: 'node-b', incarnation: 'b1' }));
-    const theirs = await shards.put('shard.6', json({ owner: 'node-b', incarnation: 'b1' }));
-    expect(await mine.take(6)).toBeNull();
-    expect(await mine.reassert(6, theirs + 1_000)).toBeNull();
-    // Its process restarted (the member entry names another incarnation): left alone for one lease, since the old one
-    // may be paused and still trusting its lease, then taken over by compare-and-set.
-    const b2 = json({ nodeId: 'node-b', incarnation: 'b2' });
-    await members.put('node-b', b2);
-    expect(await mine.take(6)).toBeNull();
-    await sleep(LEASE_MS / 2);
-    await members.put('node-b', b2); // renewed, as a live successor does
-    expect(await mine.take(6)).toBeNull();
-    await sleep(LEASE_MS / 2 + 50);
-    await members.put('node-b', b2);
-    const taken = await mine.take(6);
-    expect(taken).toBeGreaterThan(theirs);
-    // Its holder never hears of it again: a release from the old revision leaves the new holder's claim alone.
-    const other = shardClaims(shards, members, 'node-b', 'b1', LEASE_MS);
-    expect(await other.release(6, theirs)).toBe(true);
-    expect((await shards.get('shard.6'))?.revision).toBe(taken);
-    // A claim whose process's member entry is gone (its lease ran out) is taken at once.
-    const dead = await shards.put('shard.7', json({ owner: 'node-c', incarnation: 'c1' }));
-    expect(await mine.take(7)).toBeGreaterThan(dead);
   });
 
   it('status lists as owned only the claims of processes whose lease lives', async () => {

@@ -17,8 +17,6 @@ export interface RouterOptions {
   owns?: (shard: number) => boolean;
   /** The shard's lease is still held here while it is handed off (no other node can have applied a request). */
   handingOff?: (shard: number) => boolean;
-  /** A write for a shard served here was fenced: another node may own it now (its claim is checked). */
-  suspect?: (shard: number) => void;
   /** How long a call waits for an owner (buffered and retried meanwhile). */
   deadlineMs?: number;
   /** How long one attempt waits for the owner's answer. */
@@ -65,12 +63,8 @@ export function createActorRouter(opts: RouterOptions): ActorSystem & { serveSha
     try {
       return await run(opts.host!, req);
     } catch (err) {
-      // A fenced write means a newer owner may exist: this node stops serving the shard until its claim is checked,
-      // and the caller retries, finding whichever node owns it then.
-      if (isPlatformError(err, 'PLT_ACTOR_CONFLICT')) {
-        if (owns(shard)) opts.suspect?.(shard);
-        if (!owns(shard)) throw new PlatformError('PLT_SHARD_MOVING', 'shard moved');
-      }
+      // A fenced write means a newer owner exists: this node lost the shard; let the caller find the new owner.
+      if (isPlatformError(err, 'PLT_ACTOR_CONFLICT') && !owns(shard)) throw new PlatformError('PLT_SHARD_MOVING', 'shard moved');
       throw err;
     }
   }

@@ -5,8 +5,7 @@ import type { ActorSystem } from '../actor-host/index.ts';
 import type { Bus, Unsubscribe } from '../bus/index.ts';
 import { SUBJECTS } from '../subjects/index.ts';
 import { createActorRouter } from './actor-router.ts';
-import type { MemberInfo } from './member-lease.ts';
-import { createShardManager, type ShardManager } from './shard-manager.ts';
+import { createShardManager, type MemberInfo, type ShardManager } from './shard-manager.ts';
 
 export interface NodeStats {
   nodeId: string;
@@ -40,7 +39,7 @@ export async function startClusterNode(opts: {
 }): Promise<ClusterNode> {
   const responders = new Map<number, Unsubscribe>();
   let manager: ShardManager;
-  const router = createActorRouter({ bus: opts.bus, host: opts.host, owns: (s) => manager.owns(s), handingOff: (s) => manager.handingOff(s), suspect: (s) => manager.suspect(s) });
+  const router = createActorRouter({ bus: opts.bus, host: opts.host, owns: (s) => manager.owns(s), handingOff: (s) => manager.handingOff(s) });
   const release = async (shard: number) => {
     const stop = responders.get(shard);
     responders.delete(shard);
@@ -55,8 +54,6 @@ export async function startClusterNode(opts: {
     leaseMs: opts.leaseMs,
     raiseFence: (shard, rev) => opts.store.snapshots.raiseFence(shard, rev),
     gained(shard) {
-      // A responder left from an earlier hold of the shard must not answer beside the new one.
-      void responders.get(shard)?.();
       responders.set(shard, router.serveShard(shard));
       // Timers of this shard that fell due while it had no owner fire now; its unfinished effects and undelivered
       // messages resume here.

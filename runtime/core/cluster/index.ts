@@ -1,6 +1,4 @@
 export { rendezvousOwner } from './rendezvous.ts';
-export { createShardManager, type ShardManager } from './shard-manager.ts';
-export { distinctKeys, readMembers, membersBucket, shardsBucket, type MemberInfo } from './member-lease.ts';
-export { readOwnedShards, shardClaims } from './shard-claims.ts';
+export { createShardManager, readMembers, readOwnedShards, distinctKeys, membersBucket, shardsBucket, type ShardManager, type MemberInfo } from './shard-manager.ts';
 export { createActorRouter } from './actor-router.ts';
 export { startClusterNode, type ClusterNode, type NodeStats } from './cluster-node.ts';

@@ -1,24 +1,37 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Fence } from '../../../store/index.ts';
 import { SHARD_COUNT } from '../actor-host/index.ts';
-import { kvManager, type Bus } from '../bus/index.ts';
+import { kvManager, streamManager, type Bus } from '../bus/index.ts';
 import { SUBJECTS } from '../subjects/index.ts';
-import { memberLease, membersBucket, revisionMismatch, shardsBucket, type MemberInfo, type MemberLease } from './member-lease.ts';
 import { rendezvousOwner } from './rendezvous.ts';
-import { keepClaims, shardClaims, type ShardClaims } from './shard-claims.ts';
+
+/** KV buckets of one cluster; the cluster name keeps clusters sharing a NATS server apart. */
+export const membersBucket = (cluster: string) => `${cluster}_members`;
+export const shardsBucket = (cluster: string) => `${cluster}_shards`;
+
+export interface MemberInfo {
+  nodeId: string;
+  url: string;
+  startedAt: string;
+}
 
 interface Held {
   rev: number;
   draining: boolean;
-  /** Drained: its claim is to be released (again on each pass until NATS confirms). */
-  drained: boolean;
-  releasing: boolean;
   /**
-   * The claim is known to stand. It stops being known when this node's lease lapsed (another node may have taken the
-   * shard over meanwhile) or a fenced write suggests it, until a compare-and-set on the claim succeeds again.
+   * The claim is known to stand. It stops being known when this node's member entry lapsed (another node may have
+   * taken the shard over meanwhile), until a compare-and-set on the claim's own revision succeeds again.
    */
   verified: boolean;
+}
+
+/** What a shard's claim says: which process holds it. */
+interface Claim {
+  owner: string;
+  incarnation: string;
 }
 
 export interface ShardManager {
@@ -31,11 +44,6 @@ export interface ShardManager {
   fenceOf(shard: number): Fence | null;
   ownedShards(): number[];
   members(): string[];
-  /**
-   * A write for the shard was refused as stale: another node may have taken it. It stops serving here until its
-   * claim is checked (at once, by a pass).
-   */
-  suspect(shard: number): void;
   /** One pass: heartbeat, claim what rendezvous hashing gives this node, hand off what it no longer gets. */
   tick(): Promise<void>;
   /** Leaves the cluster: hands off every shard (drained, released) and removes the member entry. */
@@ -54,140 +62,126 @@ export interface ShardManagerOptions {
   gained(shard: number): void;
   /** Stop taking turns for the shard, finish those in flight and passivate its actors. */
   drain(shard: number): Promise<void>;
-  /** The shard was taken over (this node's lease lapsed, or another process took its node id): drop its actors, write nothing. */
+  /** The shard was taken over while this node's lease had lapsed (paused or partitioned): drop its actors, write nothing. */
   lost(shard: number): Promise<void>;
   onError(err: unknown, context: string): void;
 }
 
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const shardKey = (shard: number) => `shard.${shard}`;
+const revisionMismatch = (err: unknown) => /wrong last sequence/i.test(String((err as Error)?.message));
+
 /**
- * Shard ownership over NATS KV, with one lease per node (member-lease.ts) rather than one per shard: a shard belongs to
- * the process its claim names (shard-claims.ts) for as long as that process's member entry lives. Claims have no TTL,
- * so a node holding 256 shards writes one entry per renewal, not 256.
+ * Membership and shard ownership in NATS KV, with one lease per node rather than one per shard.
  *
- * The lease is renewed every third of it; each pass (as often, and at once when the members change) claims what
- * rendezvous hashing over the members gives this node and hands off the rest. After a lapse every claim held is re-asserted by compare-and-set before it serves again, and the ones another
- * node took over meanwhile are dropped; when another process holds this node id, this one gives up its shards and
- * stays out until that process is gone. A claim write that got no reply may have been applied: the claim is adopted
- * when the shard is wanted and released when it is not.
+ * The lease is the node's member entry: the members bucket's TTL expires an entry not renewed within it (nats-server
+ * 2.9 has no per-key TTL), and a node renews its own with a compare-and-set every third of the lease. A shard belongs
+ * to the process its claim in the shards bucket names, for as long as that process's member entry lives; the shards
+ * bucket keeps claims without a TTL, so a node holding 256 shards writes one entry per renewal, not 256.
+ *
+ * `create` claims a free shard; a claim naming a process whose member entry has expired is taken over with a
+ * compare-and-set on its revision, which is the fence raised in the database before the shard serves. A node trusts
+ * its lease for 80% of the TTL after the renewal was sent. A renewal that finds its entry gone means the lease
+ * lapsed (a pause, a partition): every claim it holds is then re-asserted with a compare-and-set on its own revision
+ * before it serves again, and the claims another node took over meanwhile are dropped. A handoff releases a claim with
+ * a compare-and-delete.
  */
 export function createShardManager(opts: ShardManagerOptions): ShardManager {
   const { nodeId } = opts.member;
-  // One process's claims: a node restarted under the same id takes its old claims over as another process's.
+  // One process's claims: a node restarted under the same id takes its old claims over as a dead process's.
   const incarnation = randomUUID();
   const held = new Map<number, Held>();
-  /** Shards whose claim this process may have written without hearing back: resolved each pass. */
-  const unsure = new Set<number>();
-  let lease: MemberLease;
-  let claims: ShardClaims;
-  /** Another process holds this node id: nothing is claimed until it is gone. */
-  let out = false;
+  let members: string[] = [];
+  let kvMembers: KV;
+  let kvShards: KV;
+  let memberRev = 0;
+  /** performance.now() when the last renewal that succeeded was sent: the lease runs from no earlier than this. */
+  let renewedAt = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
-  /** The pass after the running one, for triggers that came while it ran (it may have gone past what they were for). */
-  let queued: Promise<void> | null = null;
-  /** Stopping: nothing is wanted any more, so passes hand everything off (and keep renewing the lease meanwhile). */
   let stopped = false;
-  /** The lease is being given up: no more passes. */
-  let leaving = false;
   let unsubscribeRebalance = () => {};
-  /** Handoffs and drops under way: a pass does not wait for their actors to passivate, stop() does. */
-  const pending = new Set<Promise<void>>();
-  const track = (p: Promise<void>) => {
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
-  };
+  const handoffs = new Set<Promise<void>>();
+  const fresh = () => performance.now() - renewedAt < opts.leaseMs * 0.8;
+  const claimValue = () => enc.encode(JSON.stringify({ owner: nodeId, incarnation, at: new Date().toISOString() }));
 
-  function drop(shard: number, h: Held) {
-    if (held.get(shard) !== h) return;
-    held.delete(shard);
-    track(opts.lost(shard).catch((err) => opts.onError(err, `dropping shard ${shard}`)));
-  }
-
-  /**
-   * Renews the lease, on a timer of its own: a slow pass (many claims, a loaded loop) never delays it. Starts a pass
-   * when something a pass acts on changed: the members, a lapse to re-assert, a return to the cluster.
-   */
-  async function renew(): Promise<void> {
-    const before = lease.members().join();
-    const wasOut = out;
-    const renewal = await lease.renew(() => {
-      opts.onError(new Error('the member lease lapsed'), 'the member lease lapsed; re-asserting the shards held');
-      for (const h of held.values()) h.verified = false;
-    });
-    out = renewal === 'out';
-    if (out && !wasOut) {
-      opts.onError(new Error(`another process runs as node ${nodeId}`), 'member entry taken over');
-      // The claims still name this process: should it join again (the other gone), they are adopted or released.
-      for (const [s, h] of held) {
-        unsure.add(s);
-        drop(s, h);
+  async function heartbeat() {
+    const sentAt = performance.now();
+    const value = enc.encode(JSON.stringify({ ...opts.member, incarnation }));
+    try {
+      memberRev = memberRev ? await kvMembers.update(nodeId, value, memberRev) : await kvMembers.create(nodeId, value);
+    } catch (err) {
+      // Not reaching the server (NATS restarting) is not a lapse: the lease runs out on its own and the next pass
+      // tells. A revision mismatch is: the entry expired (or a process restarted under this id wrote it).
+      if (!revisionMismatch(err)) throw err;
+      if (memberRev) {
+        opts.onError(err, 'the member lease lapsed; re-asserting the shards held');
+        for (const h of held.values()) h.verified = false;
       }
+      memberRev = await kvMembers.put(nodeId, value);
     }
-    if (!out && (renewal === 'lapsed' || wasOut || lease.members().join() !== before)) void manager.tick();
+    renewedAt = sentAt;
+    members = await distinctKeys(kvMembers);
   }
 
-  let renewing: Promise<void> | null = null;
-  const renewNow = () => {
-    if (leaving) return Promise.resolve();
-    renewing ??= renew()
-      .catch((err) => opts.onError(err, 'renewing the member lease'))
-      .finally(() => (renewing = null));
-    return renewing;
-  };
-
+  /** After a lapse: the claim stands if its revision is still ours, and the compare-and-set keeps it so. */
   async function reassert(shard: number, h: Held) {
-    let rev: number | null;
     try {
-      rev = await claims.reassert(shard, h.rev);
+      h.rev = await kvShards.update(shardKey(shard), claimValue(), h.rev);
+      h.verified = true;
     } catch (err) {
-      return opts.onError(err, `re-asserting the claim on shard ${shard}`);
+      if (!revisionMismatch(err)) return opts.onError(err, `re-asserting the claim on shard ${shard}`);
+      held.delete(shard);
+      opts.onError(err, `shard ${shard} was taken over while the lease had lapsed`);
+      await opts.lost(shard);
     }
-    if (held.get(shard) !== h) return;
-    if (rev === null) {
-      opts.onError(new Error(`shard ${shard} was taken over`), `shard ${shard} was taken over while this node could not serve it`);
-      return drop(shard, h);
-    }
-    h.rev = rev;
-    h.verified = true;
   }
 
-  /** Claims a wanted shard; the error when NATS gave no answer (the claim may have been written: resolved later). */
-  async function claim(shard: number): Promise<unknown> {
+  /** Whether a claim's process is alive: its member entry exists and was written by that process. */
+  async function alive(claim: Claim, seen: Map<string, Promise<string | null>>): Promise<boolean> {
+    let inc = seen.get(claim.owner);
+    if (!inc) {
+      inc = kvMembers.get(claim.owner).then((e) => (e?.operation === 'PUT' ? ((JSON.parse(dec.decode(e.value)) as { incarnation?: string }).incarnation ?? null) : null));
+      seen.set(claim.owner, inc);
+    }
+    return (await inc) === claim.incarnation;
+  }
+
+  /** The revision of a new claim on the shard, or null while another live process holds it. */
+  async function takeClaim(shard: number, seen: Map<string, Promise<string | null>>): Promise<number | null> {
+    try {
+      return await kvShards.create(shardKey(shard), claimValue());
+    } catch (err) {
+      if (!revisionMismatch(err)) throw err;
+    }
+    const e = await kvShards.get(shardKey(shard));
+    if (!e || e.operation !== 'PUT') return null; // released meanwhile: claimed on the next pass
+    const claim = JSON.parse(dec.decode(e.value)) as Claim;
+    // Held by a live process, which hands it off when it sees this node (rendezvous), unless that process is this one
+    // and the reply to its own claim was lost: the claim is adopted.
+    if (claim.incarnation !== incarnation && (await alive(claim, seen))) return null;
+    return kvShards.update(shardKey(shard), claimValue(), e.revision);
+  }
+
+  async function claim(shard: number, seen: Map<string, Promise<string | null>>) {
     let rev: number | null;
     try {
-      rev = await claims.take(shard);
-    } catch (err) {
-      if (revisionMismatch(err)) return; // taken by another node meanwhile: the next pass looks again
-      unsure.add(shard);
-      return err;
+      rev = await takeClaim(shard, seen);
+    } catch {
+      return; // taken by another node in the meantime, or NATS is unreachable: the next pass tries again
     }
-    unsure.delete(shard);
     if (rev === null) return;
     try {
       await opts.raiseFence(shard, rev);
     } catch (err) {
       // Without the fence raised the shard must not serve; release so that a healthy node can claim it.
       opts.onError(err, `raising the fence of shard ${shard}`);
-      if (!(await claims.release(shard, rev))) unsure.add(shard);
+      await kvShards.delete(shardKey(shard), { previousSeq: rev }).catch(() => {});
       return;
     }
-    held.set(shard, { rev, draining: false, drained: false, releasing: false, verified: true });
+    held.set(shard, { rev, draining: false, verified: true });
     opts.gained(shard);
-  }
-
-  async function release(shard: number, h: Held) {
-    // One release at a time, and only of this handle: a newer claim of the shard is not this one's to release.
-    if (held.get(shard) !== h || h.releasing) return;
-    h.releasing = true;
-    let released: boolean;
-    try {
-      released = await claims.release(shard, h.rev, () => held.get(shard) === h);
-    } finally {
-      h.releasing = false;
-    }
-    if (!released || held.get(shard) !== h) return; // kept (and still handing off) until NATS confirms
-    held.delete(shard);
-    opts.bus.publish(SUBJECTS.rebalance, { from: nodeId, shard });
   }
 
   function handOff(shard: number, h: Held) {
@@ -196,22 +190,20 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       try {
         await opts.drain(shard);
       } finally {
-        h.drained = true;
-        await release(shard, h);
+        held.delete(shard);
+        await kvShards.delete(shardKey(shard), { previousSeq: h.rev }).catch(() => {});
+        opts.bus.publish(SUBJECTS.rebalance, { from: nodeId, shard });
       }
     })().catch((err) => opts.onError(err, `handoff of shard ${shard}`));
-    track(p);
+    handoffs.add(p);
+    void p.finally(() => handoffs.delete(p));
   }
 
   async function pass() {
-    // With the lease as of now (sharing a renewal under way). Out of the cluster, or with a lease that may have run
-    // out, nothing is claimed or checked until a renewal succeeds.
-    await renewNow();
-    if (out || !lease.fresh()) return;
-    const members = lease.members();
+    await heartbeat();
     const live = members.includes(nodeId) ? members : [...members, nodeId].sort();
-    const work: Promise<unknown>[] = [];
-    const failed: unknown[] = [];
+    const seen = new Map<string, Promise<string | null>>();
+    const work: Promise<void>[] = [];
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
       const want = !stopped && rendezvousOwner(shard, live) === nodeId;
       const h = held.get(shard);
@@ -219,89 +211,133 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
         if (!h.verified) work.push(reassert(shard, h));
         // A shard being handed off keeps its claim until it is released, so nobody takes it mid-drain.
         if (!want && !h.draining) handOff(shard, h);
-        else if (h.drained) work.push(release(shard, h));
       } else if (want) {
-        work.push(claim(shard).then((err) => err && failed.push(err)));
-      } else if (unsure.has(shard)) {
-        work.push(claims.releaseAny(shard, () => !held.has(shard)).then((done) => done && unsure.delete(shard)));
+        work.push(claim(shard, seen));
       }
       if (work.length >= 32) await Promise.all(work.splice(0));
     }
     await Promise.all(work);
-    if (failed.length) opts.onError(failed[0], `claiming ${failed.length} shard(s)`);
   }
 
   const manager: ShardManager = {
     nodeId,
     async start() {
       const kvm = await kvManager(opts.nc);
-      // history 1; the members' TTL is the lease, claims have none. Creating an existing bucket just opens it.
-      const kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
-      const kvShards = await kvm.create(shardsBucket(opts.cluster), { history: 1 });
+      // history 1; the members' TTL is the lease. Creating an existing bucket just opens it.
+      kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
+      kvShards = await kvm.create(shardsBucket(opts.cluster), { history: 1 });
       await keepClaims(opts.nc, kvShards);
-      lease = memberLease(kvMembers, opts.member, incarnation, opts.leaseMs);
-      claims = shardClaims(kvShards, kvMembers, nodeId, incarnation, opts.leaseMs);
       unsubscribeRebalance = opts.bus.subscribe(SUBJECTS.rebalance, () => void manager.tick());
       await manager.tick();
       const every = Math.max(100, Math.floor(opts.leaseMs / 3));
-      // The renewal runs on its own beside the pass, which shares it: a slow pass never holds the next renewal back.
-      timer = setInterval(() => {
-        void renewNow();
-        void manager.tick();
-      }, every);
+      timer = setInterval(() => void manager.tick(), every);
     },
     owns(shard) {
       const h = held.get(shard);
-      return h !== undefined && !h.draining && h.verified && lease.fresh();
+      return h !== undefined && !h.draining && h.verified && fresh();
     },
     handingOff(shard) {
       const h = held.get(shard);
-      return h !== undefined && h.draining && h.verified && lease.fresh();
+      return h !== undefined && h.draining && h.verified && fresh();
     },
     fenceOf(shard) {
       const h = held.get(shard);
       return h ? { shard, rev: h.rev } : null;
     },
     ownedShards: () => [...held.keys()].filter((s) => manager.owns(s)).sort((a, b) => a - b),
-    members: () => lease?.members() ?? [],
-    suspect(shard) {
-      const h = held.get(shard);
-      if (!h || !h.verified) return;
-      h.verified = false;
-      void manager.tick();
-    },
+    members: () => [...members],
     tick() {
-      // Once the lease is being given up a pass would announce this node again just as it leaves.
-      if (leaving) return ticking ?? Promise.resolve();
-      if (ticking) {
-        // Triggers that come while a pass runs (interval, rebalance broadcasts, suspicions) share the next one.
-        queued ??= ticking.then(() => {
-          queued = null;
-          return manager.tick();
-        });
-        return queued;
-      }
-      ticking = pass()
-        .catch((err) => opts.onError(err, 'cluster tick'))
-        .finally(() => (ticking = null));
+      // After stop a tick would announce this node again (heartbeat) just as it leaves.
+      if (stopped) return ticking ?? Promise.resolve();
+      // Overlapping triggers (interval, rebalance broadcasts) share one pass.
+      if (!ticking) ticking = pass().catch((err) => opts.onError(err, 'cluster tick')).finally(() => (ticking = null));
       return ticking;
     },
     async stop() {
       stopped = true;
-      unsubscribeRebalance();
-      for (const [shard, h] of held) if (!h.draining) handOff(shard, h);
-      // The interval keeps renewing the lease while the actors drain (a handoff holds the claim until released), and
-      // retries releases that NATS did not confirm.
-      while (pending.size) await Promise.all([...pending]);
-      leaving = true;
       clearInterval(timer);
-      await renewing;
-      await queued;
+      unsubscribeRebalance();
       await ticking;
-      // Claims whose release still failed are freed by the member entry going away.
-      await lease?.leave();
+      for (const [shard, h] of held) if (!h.draining) handOff(shard, h);
+      await Promise.all([...handoffs]);
+      await kvMembers?.delete(nodeId).catch(() => {});
       opts.bus.publish(SUBJECTS.rebalance, { from: nodeId, left: true });
     },
   };
   return manager;
+}
+
+/**
+ * Claims must not expire: a shards bucket made by an earlier release, whose TTL was the lease, loses it here. Its
+ * stream (and so its revisions, which the database's fences compare) is kept.
+ */
+async function keepClaims(nc: NatsConnection, kv: KV): Promise<void> {
+  const status = await kv.status();
+  if (status.ttl === 0) return;
+  const jsm = await streamManager(nc);
+  await jsm.streams.update(status.streamInfo.config.name, { ...status.streamInfo.config, max_age: 0 });
+}
+
+/** How long a listing of a bucket's keys may take before it is given up (and the caller's pass retried). */
+const LISTING_TIMEOUT_MS = 2_000;
+
+/**
+ * The distinct keys of a bucket. A key written while the listing runs (every member heartbeats, every owner renews)
+ * can be delivered twice by the server's consumer, so the listing is deduplicated.
+ *
+ * The listing has a deadline. nats.js lists keys with a consumer that ends at the message with nothing pending after
+ * it, or else at the consumer's idle heartbeat, 30 s later; in a bucket whose entries expire with the lease, the
+ * entries counted at the start can expire before they are delivered, and the listing then waits out that heartbeat.
+ * A node's whole cluster pass (its heartbeat included) waited with it: a node back from a pause dropped out of the
+ * membership for longer than 20 s.
+ */
+export async function distinctKeys(kv: KV, timeoutMs = LISTING_TIMEOUT_MS): Promise<string[]> {
+  const keys = new Set<string>();
+  const listing = await kv.keys();
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    listing.stop();
+  }, timeoutMs);
+  try {
+    for await (const k of listing) keys.add(k);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (late) throw new Error(`listing the keys of a cluster bucket took longer than ${timeoutMs} ms`);
+  return [...keys].sort();
+}
+
+export async function readMembers(kv: KV): Promise<MemberInfo[]> {
+  const out: MemberInfo[] = [];
+  for (const k of await distinctKeys(kv)) {
+    const e = await kv.get(k);
+    if (!e || e.operation !== 'PUT') continue;
+    const { nodeId, url, startedAt } = JSON.parse(dec.decode(e.value)) as MemberInfo;
+    out.push({ nodeId, url, startedAt });
+  }
+  return out.sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+}
+
+/**
+ * The shards whose claim names a live process, with their owner and the age of the owner's lease (its member entry's
+ * last renewal). A claim left by a process that died stays in the bucket until its shard is taken over; it is not
+ * ownership and is not listed.
+ */
+export async function readOwnedShards(kvMembers: KV, kvShards: KV): Promise<{ shard: number; owner: string; lease_age_ms: number }[]> {
+  const leases = new Map<string, { incarnation?: string; renewed: number }>();
+  for (const k of await distinctKeys(kvMembers)) {
+    const e = await kvMembers.get(k);
+    if (e?.operation === 'PUT') leases.set(k, { ...(JSON.parse(dec.decode(e.value)) as { incarnation?: string }), renewed: e.created.getTime() });
+  }
+  const out: { shard: number; owner: string; lease_age_ms: number }[] = [];
+  for (const key of await distinctKeys(kvShards)) {
+    const e = await kvShards.get(key);
+    if (!e || e.operation !== 'PUT') continue;
+    const claim = JSON.parse(dec.decode(e.value)) as Claim;
+    const lease = leases.get(claim.owner);
+    if (!lease || lease.incarnation !== claim.incarnation) continue;
+    out.push({ shard: Number(key.split('.')[1]), owner: claim.owner, lease_age_ms: Math.max(0, Date.now() - lease.renewed) });
+  }
+  return out.sort((a, b) => a.shard - b.shard);
 }
