@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectNats, createNatsBus, kvManager, loadConfig, readMembers, readOwnedShards, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
+import { connectNats, createNatsBus, kvManager, distinctKeys, loadConfig, readMembers, membersBucket, shardsBucket, SUBJECTS, type NodeStats } from '../../runtime/index.ts';
 import { CommandError, print, table, UsageError } from './output.ts';
 
+const dec = new TextDecoder();
 
 export interface ClusterStatus {
   members: (NodeStats & { reachable: boolean })[];
@@ -22,7 +23,15 @@ export async function clusterStatus(natsUrl: string, cluster: string): Promise<C
       if (/stream not found/i.test(err.message)) throw new CommandError('NO_CLUSTER', `no cluster named ${cluster} has run on ${natsUrl}: start one with \`platform cluster up\` (or set PLATFORM_CLUSTER)`);
       throw err;
     });
-    const shards = await readOwnedShards(await kvm.open(membersBucket(cluster)), await kvm.open(shardsBucket(cluster)));
+    const kvShards = await kvm.open(shardsBucket(cluster));
+    const shards: ClusterStatus['shards'] = [];
+    for (const key of await distinctKeys(kvShards)) {
+      const e = await kvShards.get(key);
+      if (!e || e.operation !== 'PUT') continue;
+      const { owner } = JSON.parse(dec.decode(e.value)) as { owner: string };
+      shards.push({ shard: Number(key.split('.')[1]), owner, lease_age_ms: Math.max(0, Date.now() - e.created.getTime()) });
+    }
+    shards.sort((a, b) => a.shard - b.shard);
     const bus = createNatsBus(nc, cluster);
     const stats = await Promise.all(
       members.map(async (m) => {

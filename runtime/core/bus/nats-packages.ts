@@ -1,5 +1,4 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Kvm } from '@nats-io/kv';
 
 /**
@@ -13,10 +12,4 @@ export const natsCore = () => import('@nats-io/nats-core');
 export async function kvManager(nc: NatsConnection): Promise<Kvm> {
   const [{ jetstream }, { Kvm }] = await Promise.all([import('@nats-io/jetstream'), import('@nats-io/kv')]);
   return new Kvm(jetstream(nc));
-}
-
-/** JetStream's stream manager over a connection (to change a bucket's stream settings). */
-export async function streamManager(nc: NatsConnection): Promise<JetStreamManager> {
-  const { jetstreamManager } = await import('@nats-io/jetstream');
-  return jetstreamManager(nc);
 }

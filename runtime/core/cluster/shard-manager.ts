@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Fence } from '../../../store/index.ts';
 import { SHARD_COUNT } from '../actor-host/index.ts';
-import { kvManager, streamManager, type Bus } from '../bus/index.ts';
+import { kvManager, type Bus } from '../bus/index.ts';
 import { SUBJECTS } from '../subjects/index.ts';
 import { rendezvousOwner } from './rendezvous.ts';
 
@@ -20,31 +19,22 @@ export interface MemberInfo {
 
 interface Held {
   rev: number;
+  /** performance.now() when the last claim or renewal was sent: the lease runs from no earlier than this. */
+  renewedAt: number;
   draining: boolean;
-  /**
-   * The claim is known to stand. It stops being known when this node's member entry lapsed (another node may have
-   * taken the shard over meanwhile), until a compare-and-set on the claim's own revision succeeds again.
-   */
-  verified: boolean;
-}
-
-/** What a shard's claim says: which process holds it. */
-interface Claim {
-  owner: string;
-  incarnation: string;
 }
 
 export interface ShardManager {
   readonly nodeId: string;
   start(): Promise<void>;
-  /** This node's lease is fresh, it holds the shard's claim and is not handing it off: it may take turns for it. */
+  /** This node holds a fresh lease on `shard` and is not handing it off: it may take turns for it. */
   owns(shard: number): boolean;
-  /** Still holds the shard but is handing it off: nobody else can own it yet. */
+  /** Still holds the shard's lease but is handing it off: nobody else can own it yet. */
   handingOff(shard: number): boolean;
   fenceOf(shard: number): Fence | null;
   ownedShards(): number[];
   members(): string[];
-  /** One pass: heartbeat, claim what rendezvous hashing gives this node, hand off what it no longer gets. */
+  /** One pass: heartbeat, renew, claim what rendezvous hashing gives this node, hand off what it no longer gets. */
   tick(): Promise<void>;
   /** Leaves the cluster: hands off every shard (drained, released) and removes the member entry. */
   stop(): Promise<void>;
@@ -62,7 +52,7 @@ export interface ShardManagerOptions {
   gained(shard: number): void;
   /** Stop taking turns for the shard, finish those in flight and passivate its actors. */
   drain(shard: number): Promise<void>;
-  /** The shard was taken over while this node's lease had lapsed (paused or partitioned): drop its actors, write nothing. */
+  /** The lease was lost without a handoff (paused or partitioned): drop the shard's actors, write nothing. */
   lost(shard: number): Promise<void>;
   onError(err: unknown, context: string): void;
 }
@@ -70,108 +60,59 @@ export interface ShardManagerOptions {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const shardKey = (shard: number) => `shard.${shard}`;
-const revisionMismatch = (err: unknown) => /wrong last sequence/i.test(String((err as Error)?.message));
 
 /**
- * Membership and shard ownership in NATS KV, with one lease per node rather than one per shard.
- *
- * The lease is the node's member entry: the members bucket's TTL expires an entry not renewed within it (nats-server
- * 2.9 has no per-key TTL), and a node renews its own with a compare-and-set every third of the lease. A shard belongs
- * to the process its claim in the shards bucket names, for as long as that process's member entry lives; the shards
- * bucket keeps claims without a TTL, so a node holding 256 shards writes one entry per renewal, not 256.
- *
- * `create` claims a free shard; a claim naming a process whose member entry has expired is taken over with a
- * compare-and-set on its revision, which is the fence raised in the database before the shard serves. A node trusts
- * its lease for 80% of the TTL after the renewal was sent. A renewal that finds its entry gone means the lease
- * lapsed (a pause, a partition): every claim it holds is then re-asserted with a compare-and-set on its own revision
- * before it serves again, and the claims another node took over meanwhile are dropped. A handoff releases a claim with
- * a compare-and-delete.
+ * Membership and shard ownership in NATS KV. nats-server 2.9 has no per-key TTL, so each bucket's TTL is the lease:
+ * an entry not renewed within it vanishes. `create` claims a free shard atomically, `update(key, value, revision)`
+ * renews only the holder's own revision, and a handoff releases with a compare-and-delete.
  */
 export function createShardManager(opts: ShardManagerOptions): ShardManager {
   const { nodeId } = opts.member;
-  // One process's claims: a node restarted under the same id takes its old claims over as a dead process's.
-  const incarnation = randomUUID();
   const held = new Map<number, Held>();
   let members: string[] = [];
   let kvMembers: KV;
   let kvShards: KV;
-  let memberRev = 0;
-  /** performance.now() when the last renewal that succeeded was sent: the lease runs from no earlier than this. */
-  let renewedAt = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
   let stopped = false;
   let unsubscribeRebalance = () => {};
   const handoffs = new Set<Promise<void>>();
-  const fresh = () => performance.now() - renewedAt < opts.leaseMs * 0.8;
-  const claimValue = () => enc.encode(JSON.stringify({ owner: nodeId, incarnation, at: new Date().toISOString() }));
+  // A lease is trusted for 80% of the TTL after the renewal was sent, leaving room for clock rate and delivery delay.
+  const fresh = (h: Held) => performance.now() - h.renewedAt < opts.leaseMs * 0.8;
+  const value = () => enc.encode(JSON.stringify({ owner: nodeId, at: new Date().toISOString() }));
 
   async function heartbeat() {
-    const sentAt = performance.now();
-    const value = enc.encode(JSON.stringify({ ...opts.member, incarnation }));
-    try {
-      memberRev = memberRev ? await kvMembers.update(nodeId, value, memberRev) : await kvMembers.create(nodeId, value);
-    } catch (err) {
-      // Not reaching the server (NATS restarting) is not a lapse: the lease runs out on its own and the next pass
-      // tells. A revision mismatch is: the entry expired (or a process restarted under this id wrote it).
-      if (!revisionMismatch(err)) throw err;
-      if (memberRev) {
-        opts.onError(err, 'the member lease lapsed; re-asserting the shards held');
-        for (const h of held.values()) h.verified = false;
-      }
-      memberRev = await kvMembers.put(nodeId, value);
-    }
-    renewedAt = sentAt;
+    await kvMembers.put(nodeId, enc.encode(JSON.stringify(opts.member)));
     members = await distinctKeys(kvMembers);
   }
 
-  /** After a lapse: the claim stands if its revision is still ours, and the compare-and-set keeps it so. */
-  async function reassert(shard: number, h: Held) {
+  async function renew(shard: number, h: Held) {
+    const sentAt = performance.now();
     try {
-      h.rev = await kvShards.update(shardKey(shard), claimValue(), h.rev);
-      h.verified = true;
+      h.rev = await kvShards.update(shardKey(shard), value(), h.rev);
+      h.renewedAt = sentAt;
     } catch (err) {
-      if (!revisionMismatch(err)) return opts.onError(err, `re-asserting the claim on shard ${shard}`);
+      // A failure to reach the server (NATS restarting) is not a loss: the lease stays ours until it goes stale,
+      // and the next renewal tells. Only a revision mismatch means another node holds it (we were paused past it).
+      const mismatch = /wrong last sequence/i.test(String((err as Error)?.message));
+      if (!mismatch && performance.now() - h.renewedAt < opts.leaseMs * 2) {
+        opts.onError(err, `renewing the lease of shard ${shard}`);
+        return;
+      }
       held.delete(shard);
-      opts.onError(err, `shard ${shard} was taken over while the lease had lapsed`);
+      opts.onError(err, `lease of shard ${shard} lost`);
       await opts.lost(shard);
     }
   }
 
-  /** Whether a claim's process is alive: its member entry exists and was written by that process. */
-  async function alive(claim: Claim, seen: Map<string, Promise<string | null>>): Promise<boolean> {
-    let inc = seen.get(claim.owner);
-    if (!inc) {
-      inc = kvMembers.get(claim.owner).then((e) => (e?.operation === 'PUT' ? ((JSON.parse(dec.decode(e.value)) as { incarnation?: string }).incarnation ?? null) : null));
-      seen.set(claim.owner, inc);
-    }
-    return (await inc) === claim.incarnation;
-  }
-
-  /** The revision of a new claim on the shard, or null while another live process holds it. */
-  async function takeClaim(shard: number, seen: Map<string, Promise<string | null>>): Promise<number | null> {
+  async function claim(shard: number) {
+    const sentAt = performance.now();
+    let rev: number;
     try {
-      return await kvShards.create(shardKey(shard), claimValue());
-    } catch (err) {
-      if (!revisionMismatch(err)) throw err;
-    }
-    const e = await kvShards.get(shardKey(shard));
-    if (!e || e.operation !== 'PUT') return null; // released meanwhile: claimed on the next pass
-    const claim = JSON.parse(dec.decode(e.value)) as Claim;
-    // Held by a live process, which hands it off when it sees this node (rendezvous), unless that process is this one
-    // and the reply to its own claim was lost: the claim is adopted.
-    if (claim.incarnation !== incarnation && (await alive(claim, seen))) return null;
-    return kvShards.update(shardKey(shard), claimValue(), e.revision);
-  }
-
-  async function claim(shard: number, seen: Map<string, Promise<string | null>>) {
-    let rev: number | null;
-    try {
-      rev = await takeClaim(shard, seen);
+      rev = await kvShards.create(shardKey(shard), value());
     } catch {
-      return; // taken by another node in the meantime, or NATS is unreachable: the next pass tries again
+      return; // held by another node, which renews it or hands it off
     }
-    if (rev === null) return;
     try {
       await opts.raiseFence(shard, rev);
     } catch (err) {
@@ -180,7 +121,7 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
       await kvShards.delete(shardKey(shard), { previousSeq: rev }).catch(() => {});
       return;
     }
-    held.set(shard, { rev, draining: false, verified: true });
+    held.set(shard, { rev, renewedAt: sentAt, draining: false });
     opts.gained(shard);
   }
 
@@ -202,17 +143,16 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
   async function pass() {
     await heartbeat();
     const live = members.includes(nodeId) ? members : [...members, nodeId].sort();
-    const seen = new Map<string, Promise<string | null>>();
     const work: Promise<void>[] = [];
     for (let shard = 0; shard < SHARD_COUNT; shard++) {
       const want = !stopped && rendezvousOwner(shard, live) === nodeId;
       const h = held.get(shard);
       if (h) {
-        if (!h.verified) work.push(reassert(shard, h));
-        // A shard being handed off keeps its claim until it is released, so nobody takes it mid-drain.
+        // A shard being handed off keeps its lease until it is released, so nobody takes it mid-drain.
+        work.push(renew(shard, h));
         if (!want && !h.draining) handOff(shard, h);
       } else if (want) {
-        work.push(claim(shard, seen));
+        work.push(claim(shard));
       }
       if (work.length >= 32) await Promise.all(work.splice(0));
     }
@@ -223,10 +163,9 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     nodeId,
     async start() {
       const kvm = await kvManager(opts.nc);
-      // history 1; the members' TTL is the lease. Creating an existing bucket just opens it.
+      // history 1 and the TTL as the lease; creating an existing bucket with the same settings just opens it.
       kvMembers = await kvm.create(membersBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
-      kvShards = await kvm.create(shardsBucket(opts.cluster), { history: 1 });
-      await keepClaims(opts.nc, kvShards);
+      kvShards = await kvm.create(shardsBucket(opts.cluster), { ttl: opts.leaseMs, history: 1 });
       unsubscribeRebalance = opts.bus.subscribe(SUBJECTS.rebalance, () => void manager.tick());
       await manager.tick();
       const every = Math.max(100, Math.floor(opts.leaseMs / 3));
@@ -234,11 +173,11 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     },
     owns(shard) {
       const h = held.get(shard);
-      return h !== undefined && !h.draining && h.verified && fresh();
+      return h !== undefined && !h.draining && fresh(h);
     },
     handingOff(shard) {
       const h = held.get(shard);
-      return h !== undefined && h.draining && h.verified && fresh();
+      return h !== undefined && h.draining && fresh(h);
     },
     fenceOf(shard) {
       const h = held.get(shard);
@@ -265,17 +204,6 @@ export function createShardManager(opts: ShardManagerOptions): ShardManager {
     },
   };
   return manager;
-}
-
-/**
- * Claims must not expire: a shards bucket made by an earlier release, whose TTL was the lease, loses it here. Its
- * stream (and so its revisions, which the database's fences compare) is kept.
- */
-async function keepClaims(nc: NatsConnection, kv: KV): Promise<void> {
-  const status = await kv.status();
-  if (status.ttl === 0) return;
-  const jsm = await streamManager(nc);
-  await jsm.streams.update(status.streamInfo.config.name, { ...status.streamInfo.config, max_age: 0 });
 }
 
 /** How long a listing of a bucket's keys may take before it is given up (and the caller's pass retried). */
@@ -312,32 +240,7 @@ export async function readMembers(kv: KV): Promise<MemberInfo[]> {
   const out: MemberInfo[] = [];
   for (const k of await distinctKeys(kv)) {
     const e = await kv.get(k);
-    if (!e || e.operation !== 'PUT') continue;
-    const { nodeId, url, startedAt } = JSON.parse(dec.decode(e.value)) as MemberInfo;
-    out.push({ nodeId, url, startedAt });
+    if (e && e.operation === 'PUT') out.push(JSON.parse(dec.decode(e.value)) as MemberInfo);
   }
   return out.sort((a, b) => a.nodeId.localeCompare(b.nodeId));
-}
-
-/**
- * The shards whose claim names a live process, with their owner and the age of the owner's lease (its member entry's
- * last renewal). A claim left by a process that died stays in the bucket until its shard is taken over; it is not
- * ownership and is not listed.
- */
-export async function readOwnedShards(kvMembers: KV, kvShards: KV): Promise<{ shard: number; owner: string; lease_age_ms: number }[]> {
-  const leases = new Map<string, { incarnation?: string; renewed: number }>();
-  for (const k of await distinctKeys(kvMembers)) {
-    const e = await kvMembers.get(k);
-    if (e?.operation === 'PUT') leases.set(k, { ...(JSON.parse(dec.decode(e.value)) as { incarnation?: string }), renewed: e.created.getTime() });
-  }
-  const out: { shard: number; owner: string; lease_age_ms: number }[] = [];
-  for (const key of await distinctKeys(kvShards)) {
-    const e = await kvShards.get(key);
-    if (!e || e.operation !== 'PUT') continue;
-    const claim = JSON.parse(dec.decode(e.value)) as Claim;
-    const lease = leases.get(claim.owner);
-    if (!lease || lease.incarnation !== claim.incarnation) continue;
-    out.push({ shard: Number(key.split('.')[1]), owner: claim.owner, lease_age_ms: Math.max(0, Date.now() - lease.renewed) });
-  }
-  return out.sort((a, b) => a.shard - b.shard);
 }

@@ -105,7 +105,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DATABASE_URL', default: '(unset: PGlite)', description: 'PostgreSQL connection string; when set, PostgreSQL replaces PGlite' },
   { env: 'PLATFORM_DB_PREPARE', default: 'true', description: 'Keep the hot statements prepared on each PostgreSQL connection, so the database parses them once (`true` or `false`; `false` behind a pooler in transaction mode that cannot carry prepared statements, or on PostgreSQL before 12)' },
   { env: 'NATS_URL', default: '(unset: one node)', description: 'NATS server (2.9+ with JetStream); when set with DATABASE_URL the node joins the cluster' },
-  { env: 'PLATFORM_LEASE_MS', default: '3000', description: "Node lease (the TTL of the cluster's members bucket in NATS KV; a node's shards are taken over once it lapses) in milliseconds (1000..60000); every node of a cluster must agree" },
+  { env: 'PLATFORM_LEASE_MS', default: '3000', description: 'Shard lease (NATS KV bucket TTL) in milliseconds (1000..60000); every node of a cluster must agree' },
   { env: 'PLATFORM_CLUSTER', default: 'platform', description: 'Cluster name: prefixes its NATS subjects and KV buckets, so clusters can share a NATS server' },
   { env: 'PLATFORM_NODE_ID', default: '(host-pid-random)', description: 'This node\'s name in the cluster (letters, digits, `-`, `_`)' },
   { env: 'LOG_LEVEL', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
