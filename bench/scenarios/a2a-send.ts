@@ -193,6 +193,8 @@ export const a2aSend: Scenario = {
         { label: 'node', pid: node.pid },
         ...refs.map((r) => ({ label: `sdk ${r.executor} ${r.mode}`, pid: r.pid })),
         { label: 'model', pid: model.pid },
+        // Our thread writes and the references' task stores land here: its CPU is part of what each side costs.
+        ...(node.driver === 'pg' ? [{ label: 'postgres', command: 'postgres' }] : []),
       ];
       const measured = await measure(
         'a2a-send',
