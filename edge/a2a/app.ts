@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, type CompileAhead } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -90,6 +90,8 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     schemaController: lazyCompilers(opts.compileAhead),
     frameworkErrors: (err, _request, reply) => sendError(reply, wireErrorOf(new PlatformError('A2A_BAD_REQUEST', `Bad Request: ${err.message}`)), null),
   });
+  // A request that comes before its route's schemas were compiled ahead waits for them, a step per turn.
+  if (opts.compileAhead) awaitRouteCompiles(app, opts.compileAhead);
   // Agents change only through the operator: a node keeps one it found for five seconds, and never remembers a miss.
   const agents = ttlCache<string, AgentRecord>(5000, () => services.clock.now());
 

@@ -5,4 +5,4 @@ export { installConnectionGuard, type ConnectionGuard, type ConnectionGuardOptio
 export { countRefusals, type Refusal } from './refusal-counter.ts';
 export { sseStream, sseFrame, prepend, SSE_HEADERS, type SseSource } from './sse.ts';
 export { lazyCompilers, lazySerializerFactory } from './lazy-compilers.ts';
-export { compileAhead, type CompileAhead, type CompileStats } from './compile-ahead.ts';
+export { awaitRouteCompiles, compileAhead, type CompileAhead, type CompileStats } from './compile-ahead.ts';

@@ -23,6 +23,7 @@ import { stagedSerializer, unionFinder } from './staged-serializer.ts';
 
 type Serialize = (data: unknown) => string;
 type RouteSchema = { schema: unknown; method?: string; url?: string; httpStatus?: string; contentType?: string };
+type Known = { external: unknown; serialize: Serialize; step: () => boolean };
 type Compile = (route: RouteSchema) => Serialize;
 
 /**
@@ -33,7 +34,7 @@ type Compile = (route: RouteSchema) => Serialize;
  */
 export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: unknown, serializerOpts: unknown) => Compile {
   const eager = SerializerSelector() as unknown as (externalSchemas: unknown, serializerOpts: object | undefined) => Compile;
-  const shared = new WeakMap<object, Array<{ external: unknown; serialize: Serialize }>>();
+  const shared = new WeakMap<object, Known[]>();
   const hasUnion = unionFinder();
   return (externalSchemas, serializerOpts) => {
     // Without Ajv's code optimization: the union validators only pick a union's branch, and unoptimized the largest
@@ -46,14 +47,18 @@ export function lazySerializerFactory(ahead?: CompileAhead): (externalSchemas: u
       const key = typeof route.schema === 'object' && route.schema ? route.schema : undefined;
       const known = key ? (shared.get(key) ?? []) : [];
       const same = known.find((k) => sameSchemas(k.external, externalSchemas));
-      if (same) return same.serialize;
+      if (same) {
+        // Queued already: this route only waits for it too.
+        ahead?.defer(same.step, false, route.url);
+        return same.serialize;
+      }
       const union = hasUnion(route.schema, externalSchemas);
       const staged = stagedSerializer(route, union, build, debugBuild);
       // The long compiles go first: they are the ones a request must not have to do itself.
-      ahead?.defer(staged.step, union);
+      ahead?.defer(staged.step, union, route.url);
       let serialize: Serialize | undefined;
       const lazy: Serialize = (data) => (serialize ??= staged.whole())(data);
-      if (key) shared.set(key, [...known, { external: externalSchemas, serialize: lazy }]);
+      if (key) shared.set(key, [...known, { external: externalSchemas, serialize: lazy, step: staged.step }]);
       return lazy;
     };
   };

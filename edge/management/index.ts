@@ -25,7 +25,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -70,6 +70,8 @@ export async function managementApp(opts: {
     schemaErrorFormatter: describeValidation,
     schemaController: lazyCompilers(opts.compileAhead),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // A request that comes before its route's schemas were compiled ahead waits for them, a step per turn.
+  if (opts.compileAhead) awaitRouteCompiles(app, opts.compileAhead);
   // Requests are checked against the routes' schemas (schemas.ts), which also generate the OpenAPI document.
   app.setValidatorCompiler(createValidatorCompiler(opts.compileAhead));
   await registerOpenApi(app, { apiUrl: opts.services.urls.api });

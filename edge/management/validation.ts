@@ -36,6 +36,7 @@ const make = (coerceTypes: Options['coerceTypes']) => {
  */
 const shared: { body?: Ajv; text?: Ajv } = {};
 const ajvOf = (part: HttpPart) => (part === 'body' ? (shared.body ??= make(false)) : (shared.text ??= make('array')));
+const made = (part: HttpPart) => (part === 'body' ? shared.body : shared.text) !== undefined;
 
 /**
  * The management routes' validators, one Ajv per part of the request. Query strings and path segments are text, so
@@ -51,10 +52,12 @@ export function createValidatorCompiler(ahead?: CompileAhead): FastifySchemaComp
   if (ahead) for (const part of ['body', 'querystring'] as const) ahead.defer(() => void ajvOf(part));
   // Compiled on a route's first request (or ahead, in the background, once the node serves), not at start:
   // compiling every route's schemas took a quarter of a second of each start, for routes most nodes never see.
-  return ({ schema, httpPart }) => {
+  return ({ schema, httpPart, url }) => {
     let validate: ValidateFunction | undefined;
-    const compiled = () => (validate ??= ajvOf((httpPart ?? 'body') as HttpPart).compile(schema as object));
-    ahead?.defer(() => void compiled());
+    const part = (httpPart ?? 'body') as HttpPart;
+    const compiled = () => (validate ??= ajvOf(part).compile(schema as object));
+    // Two steps when its Ajv instance is still to be made (a request waiting for its route's compiles does both).
+    ahead?.defer(() => (made(part) ? void compiled() : (ajvOf(part), true)), false, url);
     const lazy = (data: unknown) => {
       const validate = compiled();
       const ok = validate(data);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { lazyCompilers, requestId, routeHost, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, requestId, routeHost, type CompileAhead } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -67,6 +67,8 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     schemaController: lazyCompilers(opts.compileAhead),
     frameworkErrors: (err, _request, reply) => sendHttpError(reply, new McpHttpError('MCP_BAD_REQUEST', `Bad Request: ${err.message}`)),
   });
+  // A request that comes before its route's schemas were compiled ahead waits for them, a step per turn.
+  if (opts.compileAhead) awaitRouteCompiles(app, opts.compileAhead);
   // Sessions are checked on every request of the session era: kept per node for ten seconds (never past their
   // expiry); ending one drops it on every node.
   const now = () => services.clock.now();

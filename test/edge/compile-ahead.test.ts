@@ -67,6 +67,55 @@ describe('compile ahead: the routes\' schemas compile in the background, one per
     expect(order.indexOf('stepped 3') - order.indexOf('stepped 2')).toBeGreaterThan(1);
   });
 
+  it('does what is left of a route\'s compiles for its request, a step per turn, ahead of the queue', async () => {
+    const ahead = compileAhead();
+    const order: string[] = [];
+    const made = new Set<string>();
+    const compile = (name: string, steps = 1) => {
+      let n = 0;
+      return () => {
+        order.push(`${name} ${++n}`);
+        if (n < steps) return true;
+        made.add(name);
+      };
+    };
+    for (let i = 0; i < 4; i++) ahead.defer(compile(`other ${i}`), false, '/other');
+    const serializer = compile('serializer', 2);
+    ahead.defer(serializer, false, '/v1/things');
+    ahead.defer(compile('validator'), false, '/v1/things');
+    // The same thunk for another route (a shared serializer): queued once, waited for by both.
+    ahead.defer(serializer, false, '/v1/things/{id}');
+    expect(ahead.route('/nothing')).toBeNull();
+
+    let ticks = 0;
+    const tick = () => {
+      order.push('tick');
+      if (++ticks < 8) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await ahead.route('/v1/things');
+    // The route's compiles are done, each step in a turn of its own, before any of the queue's.
+    expect(made).toEqual(new Set(['serializer', 'validator']));
+    expect(order.filter((e) => e !== 'tick')).toEqual(['serializer 1', 'serializer 2', 'validator 1']);
+    expect(order.indexOf('serializer 2') - order.indexOf('serializer 1')).toBeGreaterThan(1);
+    expect(order.indexOf('validator 1') - order.indexOf('serializer 2')).toBeGreaterThan(1);
+    // Nothing left for either route that uses the serializer: no waiting.
+    expect(ahead.route('/v1/things')).toBeNull();
+    expect(ahead.route('/v1/things/{id}')).toBeNull();
+
+    // The queue skips what a request did, and counts each compile once.
+    const stats = await ahead.start();
+    expect(stats).toMatchObject({ pending: 0, done: 6 });
+    expect(order.filter((e) => e.startsWith('serializer') || e.startsWith('validator'))).toHaveLength(3);
+    expect(ahead.route('/other')).toBeNull();
+
+    // Once stopped, a request compiles on its own, as without compiling ahead.
+    const stopped = compileAhead();
+    stopped.defer(compile('late'), false, '/late');
+    stopped.stop();
+    expect(stopped.route('/late')).toBeNull();
+  });
+
   it('compiles a union\'s serializer in steps to the same output as fastify\'s, and one serializer per schema object', async () => {
     const external = Object.fromEntries(COMPONENTS.map((c) => [(c as { $id: string }).$id, c]));
     const audit = { created_at: '2026-01-01T00:00:00.000Z', created_by: 'u', updated_at: '2026-01-01T00:00:00.000Z', updated_by: 'u' };
@@ -87,12 +136,19 @@ describe('compile ahead: the routes\' schemas compile in the background, one per
     const fastifys = (SerializerSelector as unknown as () => (e: unknown, o: unknown) => (r: unknown) => (d: unknown) => string)()(external, {})(route);
 
     const queued: Array<() => boolean | void> = [];
-    const factory = lazySerializerFactory({ defer: (c) => void queued.push(c), start: () => Promise.reject(new Error('unused')), stop() {} });
+    const routes: Array<[string | undefined, number]> = [];
+    const defer = (c: () => boolean | void, _first?: boolean, url?: string) => {
+      if (!queued.includes(c)) queued.push(c);
+      routes.push([url, queued.indexOf(c)]);
+    };
+    const factory = lazySerializerFactory({ defer, start: () => Promise.reject(new Error('unused')), route: () => null, stop() {} });
     const serialize = factory(external, {})(route);
     // The HEAD route shares the GET's schema object, and with it the serializer: nothing more is queued. Fastify asks
     // the factory again for each route, with a new object of the same shared schemas.
     expect(factory({ ...external }, {})({ ...route, method: 'HEAD' })).toBe(serialize);
     expect(queued).toHaveLength(1);
+    // Its request waits for the same compile.
+    expect(routes).toEqual([['/v1/capabilities', 0], ['/v1/capabilities', 0]]);
     // Other shared schemas under the same ids: a serializer of its own.
     const other = Object.fromEntries(Object.entries(external).map(([id, schema]) => [id, structuredClone(schema)]));
     expect(factory(other, {})(route)).not.toBe(serialize);
