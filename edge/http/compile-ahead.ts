@@ -50,19 +50,26 @@ export interface CompileStats {
 type Compile = () => boolean | void;
 
 export function compileAhead(): CompileAhead {
-  // The compiles deferred `first`, then the rest. A compile in steps stays at the head of its queue until it is done.
+  // One stepper runs every step, one per turn: the compiles requests wait for (`urgent`, in the order asked), then
+  // those deferred `first`, then the rest. A compile in steps stays at the head of its queue until it is done. Requests
+  // waiting at the same time never step anything themselves, so their number cannot put two steps in one turn.
+  const urgent: Compile[] = [];
   const firsts: Compile[] = [];
   const rest: Compile[] = [];
   const queued = new Set<Compile>();
+  const asked = new Set<Compile>();
   const finished = new WeakSet<Compile>();
   const byRoute = new Map<string, Compile[]>();
-  let running: Promise<CompileStats> | null = null;
+  // What each waited-for route still needs; one wait per route, shared by its requests.
+  const waits = new Map<string, { left: Compile[]; settled: Promise<void>; resolve: () => void }>();
+  let started = false;
   let stopped = false;
+  let drained: { promise: Promise<CompileStats>; resolve: (s: CompileStats) => void } | null = null;
   let done = 0;
   let longestMs = 0;
   const next = () => new Promise<void>((resolve) => setImmediate(resolve));
   const stats = (): CompileStats => ({ pending: firsts.length + rest.length, done, longestMs });
-  /** One step of a compile; true while steps are left. A compile done already (by the queue or a route) is a no-op. */
+  /** One step of a compile; true while steps are left. A compile done already (by the queue or a request) is a no-op. */
   const step = (compile: Compile): boolean => {
     if (finished.has(compile)) return false;
     const t = performance.now();
@@ -77,25 +84,47 @@ export function compileAhead(): CompileAhead {
     longestMs = Math.max(longestMs, performance.now() - t);
     return more;
   };
-  const drain = async () => {
-    while (!stopped && firsts.length + rest.length) {
+  /** Lets go of the requests whose compiles are all done (all of them once stopped), and of start() once drained. */
+  const settle = () => {
+    for (const [url, w] of waits) {
+      w.left = w.left.filter((c) => !finished.has(c));
+      if (stopped || !w.left.length) {
+        waits.delete(url);
+        w.resolve();
+      }
+    }
+    if (drained && (stopped || firsts.length + rest.length === 0)) {
+      // Everything is compiled: no request has anything left to wait for.
+      if (!stopped) byRoute.clear();
+      drained.resolve(stats());
+      drained = null;
+    }
+  };
+  const work = () => urgent.length > 0 || (started && firsts.length + rest.length > 0);
+  let running = false;
+  const run = async () => {
+    while (!stopped && work()) {
       await next();
       // Stopped while waiting for the turn: stop() has emptied the queues.
       if (stopped) break;
-      const queue = firsts.length ? firsts : rest;
-      if (!step(queue[0]!)) queue.shift();
+      const queue = urgent.length ? urgent : firsts.length ? firsts : rest;
+      const compile = queue[0]!;
+      if (!step(compile)) {
+        queue.shift();
+        if (queue === urgent) asked.delete(compile);
+      }
+      settle();
     }
-    // Everything is compiled: no request has anything left to wait for.
-    byRoute.clear();
-    return stats();
   };
-  const routeSteps = async (left: Compile[]) => {
-    for (const compile of left) {
-      do {
-        await next();
-        if (stopped) return;
-      } while (step(compile));
-    }
+  // One stepper at a time; work that came in as it finished starts it again.
+  const kick = () => {
+    if (running) return;
+    running = true;
+    void run().finally(() => {
+      running = false;
+      settle();
+      if (!stopped && work()) kick();
+    });
   };
   return {
     defer(compile, first, route) {
@@ -105,24 +134,45 @@ export function compileAhead(): CompileAhead {
       (first ? firsts : rest).push(compile);
     },
     start() {
-      running ??= drain().finally(() => (running = null));
-      return running;
+      started = true;
+      if (!drained) {
+        let resolve!: (s: CompileStats) => void;
+        const promise = new Promise<CompileStats>((r) => (resolve = r));
+        drained = { promise, resolve };
+      }
+      const { promise } = drained;
+      settle();
+      kick();
+      return promise;
     },
     route(url) {
-      const compiles = byRoute.get(url);
-      if (!compiles) return null;
-      const left = compiles.filter((c) => !finished.has(c));
+      if (stopped) return null;
+      const waiting = waits.get(url);
+      if (waiting) return waiting.settled;
+      const left = (byRoute.get(url) ?? []).filter((c) => !finished.has(c));
       if (!left.length) {
         byRoute.delete(url);
         return null;
       }
-      return routeSteps(left);
+      for (const c of left) {
+        if (asked.has(c)) continue;
+        asked.add(c);
+        urgent.push(c);
+      }
+      let resolve!: () => void;
+      const settled = new Promise<void>((r) => (resolve = r));
+      waits.set(url, { left, settled, resolve });
+      kick();
+      return settled;
     },
     stop() {
       stopped = true;
+      urgent.length = 0;
       firsts.length = 0;
       rest.length = 0;
+      asked.clear();
       byRoute.clear();
+      settle();
     },
   };
 }
@@ -134,7 +184,8 @@ export function compileAhead(): CompileAhead {
 export function awaitRouteCompiles(app: FastifyInstance, ahead: CompileAhead): void {
   const wait: preValidationHookHandler = (request, _reply, done) => {
     const compiling = ahead.route(request.routeOptions.url ?? '');
-    if (compiling) void compiling.then(() => done());
+    // The wait never fails: a compile that throws is left to the route, which reports it as before.
+    if (compiling) void compiling.then(() => done(), () => done());
     else done();
   };
   app.addHook('onRoute', (route) => {

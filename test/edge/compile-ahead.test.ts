@@ -116,6 +116,39 @@ describe('compile ahead: the routes\' schemas compile in the background, one per
     expect(stopped.route('/late')).toBeNull();
   });
 
+  it('runs one step per turn however many requests wait for the same route, while the queue drains too', async () => {
+    const ahead = compileAhead();
+    const order: string[] = [];
+    let steps = 0;
+    ahead.defer(() => {
+      order.push(`route step ${++steps}`);
+      return steps < 6;
+    }, true, '/busy');
+    for (let i = 0; i < 4; i++) ahead.defer(() => void order.push(`queued ${i}`));
+    let ticks = 0;
+    const tick = () => {
+      order.push('tick');
+      if (++ticks < 20) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const drained = ahead.start();
+    // Five requests at once: one shared wait, not five steppers.
+    const waits = Array.from({ length: 5 }, () => ahead.route('/busy'));
+    expect(waits.every((w) => w === waits[0])).toBe(true);
+    await Promise.all(waits);
+    expect(steps).toBe(6);
+    expect(await drained).toMatchObject({ pending: 0, done: 5 });
+    // Between any two steps, another task of the loop had its turn.
+    const at = order.map((e, i) => (e === 'tick' ? -1 : i)).filter((i) => i >= 0);
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, order.join(', ')).toBeGreaterThan(1);
+    // Once stopped, waiting requests go on (they compile on first use, as without compiling ahead).
+    const stopped = compileAhead();
+    stopped.defer(() => true, false, '/never');
+    const waiting = stopped.route('/never');
+    stopped.stop();
+    await expect(waiting).resolves.toBeUndefined();
+  });
+
   it('compiles a union\'s serializer in steps to the same output as fastify\'s, and one serializer per schema object', async () => {
     const external = Object.fromEntries(COMPONENTS.map((c) => [(c as { $id: string }).$id, c]));
     const audit = { created_at: '2026-01-01T00:00:00.000Z', created_by: 'u', updated_at: '2026-01-01T00:00:00.000Z', updated_by: 'u' };
