@@ -49,6 +49,13 @@ export interface CompileStats {
 
 type Compile = () => boolean | void;
 
+type Deferred<T> = { promise: Promise<T>; resolve: (value: T) => void };
+const deferred = <T>(): Deferred<T> => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
 export function compileAhead(): CompileAhead {
   // One stepper runs every step, one per turn: the compiles requests wait for (`urgent`, in the order asked), then
   // those deferred `first`, then the rest. A compile in steps stays at the head of its queue until it is done. Requests
@@ -57,14 +64,13 @@ export function compileAhead(): CompileAhead {
   const firsts: Compile[] = [];
   const rest: Compile[] = [];
   const queued = new Set<Compile>();
-  const asked = new Set<Compile>();
   const finished = new WeakSet<Compile>();
   const byRoute = new Map<string, Compile[]>();
   // What each waited-for route still needs; one wait per route, shared by its requests.
-  const waits = new Map<string, { left: Compile[]; settled: Promise<void>; resolve: () => void }>();
+  const waits = new Map<string, { left: Compile[] } & Deferred<void>>();
   let started = false;
   let stopped = false;
-  let drained: { promise: Promise<CompileStats>; resolve: (s: CompileStats) => void } | null = null;
+  let drained: Deferred<CompileStats> | null = null;
   let done = 0;
   let longestMs = 0;
   const next = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -109,10 +115,7 @@ export function compileAhead(): CompileAhead {
       if (stopped) break;
       const queue = urgent.length ? urgent : firsts.length ? firsts : rest;
       const compile = queue[0]!;
-      if (!step(compile)) {
-        queue.shift();
-        if (queue === urgent) asked.delete(compile);
-      }
+      if (!step(compile)) queue.shift();
       settle();
     }
   };
@@ -135,11 +138,7 @@ export function compileAhead(): CompileAhead {
     },
     start() {
       started = true;
-      if (!drained) {
-        let resolve!: (s: CompileStats) => void;
-        const promise = new Promise<CompileStats>((r) => (resolve = r));
-        drained = { promise, resolve };
-      }
+      drained ??= deferred<CompileStats>();
       const { promise } = drained;
       settle();
       kick();
@@ -148,29 +147,23 @@ export function compileAhead(): CompileAhead {
     route(url) {
       if (stopped) return null;
       const waiting = waits.get(url);
-      if (waiting) return waiting.settled;
+      if (waiting) return waiting.promise;
       const left = (byRoute.get(url) ?? []).filter((c) => !finished.has(c));
       if (!left.length) {
         byRoute.delete(url);
         return null;
       }
-      for (const c of left) {
-        if (asked.has(c)) continue;
-        asked.add(c);
-        urgent.push(c);
-      }
-      let resolve!: () => void;
-      const settled = new Promise<void>((r) => (resolve = r));
-      waits.set(url, { left, settled, resolve });
+      for (const c of left) if (!urgent.includes(c)) urgent.push(c);
+      const wait = { left, ...deferred<void>() };
+      waits.set(url, wait);
       kick();
-      return settled;
+      return wait.promise;
     },
     stop() {
       stopped = true;
       urgent.length = 0;
       firsts.length = 0;
       rest.length = 0;
-      asked.clear();
       byRoute.clear();
       settle();
     },

@@ -36,7 +36,6 @@ const make = (coerceTypes: Options['coerceTypes']) => {
  */
 const shared: { body?: Ajv; text?: Ajv } = {};
 const ajvOf = (part: HttpPart) => (part === 'body' ? (shared.body ??= make(false)) : (shared.text ??= make('array')));
-const made = (part: HttpPart) => (part === 'body' ? shared.body : shared.text) !== undefined;
 
 /**
  * The management routes' validators, one Ajv per part of the request. Query strings and path segments are text, so
@@ -48,16 +47,19 @@ const made = (part: HttpPart) => (part === 'body' ? shared.body : shared.text) !
  * that needs one, they held the event loop 40–90 ms (DESIGN §5: the main-thread budget).
  */
 export function createValidatorCompiler(ahead?: CompileAhead): FastifySchemaCompiler<unknown> {
-  // The two Ajv instances first, each in a compile-ahead turn of its own (without it, on the first use of each).
-  if (ahead) for (const part of ['body', 'querystring'] as const) ahead.defer(() => void ajvOf(part));
+  // The two Ajv instances first, each in a compile-ahead turn of its own (without it, on the first use of each); a
+  // request that waits for its route's compiles waits for the one its validators need too (compile-ahead.ts).
+  const making = { body: () => void ajvOf('body'), text: () => void ajvOf('querystring') };
+  ahead?.defer(making.body);
+  ahead?.defer(making.text);
   // Compiled on a route's first request (or ahead, in the background, once the node serves), not at start:
   // compiling every route's schemas took a quarter of a second of each start, for routes most nodes never see.
   return ({ schema, httpPart, url }) => {
     let validate: ValidateFunction | undefined;
     const part = (httpPart ?? 'body') as HttpPart;
     const compiled = () => (validate ??= ajvOf(part).compile(schema as object));
-    // Two steps when its Ajv instance is still to be made (a request waiting for its route's compiles does both).
-    ahead?.defer(() => (made(part) ? void compiled() : (ajvOf(part), true)), false, url);
+    ahead?.defer(part === 'body' ? making.body : making.text, false, url);
+    ahead?.defer(() => void compiled(), false, url);
     const lazy = (data: unknown) => {
       const validate = compiled();
       const ok = validate(data);
