@@ -1,11 +1,3 @@
-/**
- * Whether a throughput target was within this machine's reach at all, from the run's own figures. Every process of a
- * run shares the machine's cores, so at `ratio` times the reference's calls/s a call may cost at most cores / rate of
- * CPU across all of them. The load generator's share is measured (its CPU per call while it drove our side), and what
- * is left is all our process could spend per call, in every thread. Set beside what ours did spend (and its main
- * thread), and beside a floor (a bare server doing no work per call), a missed target says whether code could close
- * the gap, or whether the machine cannot run both the load and the work the call needs that fast.
- */
 /** A measured phase: its calls/s and its processes' CPU in % of a core (runner.ts). */
 export interface Side {
   throughput: number;
@@ -26,6 +18,9 @@ export interface BudgetInput {
 }
 
 export interface Budget {
+  cores: number;
+  /** The target's factor on the reference's calls/s. */
+  ratio: number;
   /** The rate the target asks for, calls/s. */
   rate: number;
   /** CPU per call the machine has at that rate, µs (all processes). */
@@ -44,7 +39,15 @@ export interface Budget {
 /** µs of CPU per call of a process whose CPU column says `percent` % of a core at `rate` calls/s. */
 const perCall = (percent: number | undefined, rate: number) => (percent === undefined || rate <= 0 ? null : (percent / 100 / rate) * 1e6);
 
-/** Null when a figure it needs is missing (no CPU column, nothing measured). */
+/**
+ * Whether a throughput target was within this machine's reach at all, from the run's own figures. Every process of a
+ * run shares the machine's cores, so at `ratio` times the reference's calls/s a call may cost at most cores / rate of
+ * CPU across all of them. The load generator's share is measured (its CPU per call while it drove our side), and what
+ * is left is all our process could spend per call, in every thread. Set beside what ours did spend (and its main
+ * thread), and beside a floor (a bare server doing no work per call), a missed target says whether code could close
+ * the gap, or whether the machine cannot run both the load and the work the call needs that fast.
+ * Null when a figure it needs is missing (no CPU column, nothing measured).
+ */
 export function cpuBudget(b: BudgetInput): Budget | null {
   const rate = b.reference.throughput * b.ratio;
   const cpu = b.ours.cpu ?? {};
@@ -54,6 +57,8 @@ export function cpuBudget(b: BudgetInput): Budget | null {
   const machineUs = (b.cores * 1e6) / rate;
   const floorCpu = b.floor?.row.cpu?.[b.floor.process];
   return {
+    cores: b.cores,
+    ratio: b.ratio,
     rate,
     machineUs,
     loadUs,
@@ -68,7 +73,7 @@ const us = (n: number) => `${Math.round(n).toLocaleString('en-US')} µs`;
 const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} calls/s`;
 
 /** The budget as a sentence for the report's notes. */
-export function budgetNote(label: string, ratio: number, cores: number, b: Budget): string {
+export function budgetNote(label: string, b: Budget): string {
   const main = b.oursMainUs === null ? '' : ` (its main thread ${us(b.oursMainUs)}, the other threads ${us(b.oursUs - b.oursMainUs)})`;
   const floor = b.floorUs === null ? '' : ` A bare HTTP echo spent ${us(b.floorUs)} a call.`;
   // Our other threads' work (the sandbox's, the database's) with a main thread that did no more than the bare echo.
@@ -79,5 +84,5 @@ export function budgetNote(label: string, ratio: number, cores: number, b: Budge
       : b.oursUs <= b.leftUs
         ? ' Ours fits: the gap is not the machine.'
         : ` Ours would have to spend ${Math.round((1 - b.leftUs / b.oursUs) * 100)} % less per call.${least !== null && least > b.leftUs ? ` Even with a main thread that did no more than the bare echo, the other threads' work would make it ${us(least)}.` : ''}`;
-  return `CPU budget of ${label} at ${ratio}× the reference (${rate(b.rate)}): the ${cores} cores have ${us(b.machineUs)} of CPU per call; the load generator took ${us(b.loadUs)} a call driving ours, which leaves ${us(b.leftUs)} for the node's every thread. Ours spent ${us(b.oursUs)}${main}.${floor}${verdict}`;
+  return `CPU budget of ${label} at ${b.ratio}× the reference (${rate(b.rate)}): the ${b.cores} cores have ${us(b.machineUs)} of CPU per call; the load generator took ${us(b.loadUs)} a call driving ours, which leaves ${us(b.leftUs)} for the node's every thread. Ours spent ${us(b.oursUs)}${main}.${floor}${verdict}`;
 }

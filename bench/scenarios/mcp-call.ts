@@ -69,20 +69,20 @@ export const mcpCall: Scenario = {
       const measured = await measure('mcp-call', phases, opts, watch);
       const rows: Row[] = [];
       const budgets: string[] = [];
+      const cores = os.cpus().length;
       for (let k = 0; k < measured.length; k += 3) {
         const [ceiling, reference, ours] = [measured[k]!, measured[k + 1]!, measured[k + 2]!];
         const limits = ours.label.endsWith('one connection') ? TARGETS.one : TARGETS.many;
         rows.push({ ...ceiling, role: 'reference' }, { ...reference, role: 'reference' }, { ...ours, role: 'ours', vs: reference.label, targets: versus(ours, reference, limits) });
-        const cores = os.cpus().length;
         const budget = cpuBudget({ cores, ratio: limits.minThroughputRatio, reference, ours, ourProcess: 'node', floor: { row: ceiling, process: 'echo' } });
-        if (budget) budgets.push(budgetNote(ours.label.replace(/^platform MCP gateway, /, ''), limits.minThroughputRatio, cores, budget));
+        if (budget) budgets.push(budgetNote(ours.label.replace(/^platform MCP gateway, /, ''), budget));
       }
       return {
         title: 'MCP tools/call: the gateway vs the official SDK server, each its own process',
         parameters: { ...runParameters(opts), 'platform database': node.driver },
         rows,
         notes: [
-          `Four processes: the load generator (this one: undici, one keep-alive connection per caller in flight, the same client code for every side), one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS, started as bench/bench-node.ts starts it), the SDK server and the echo server (bench/mcp-reference-server.ts), all on this machine's ${os.cpus().length} cores. The CPU column is each process's user and system time over the measured window.`,
+          `Four processes: the load generator (this one: undici, one keep-alive connection per caller in flight, the same client code for every side), one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS, started as bench/bench-node.ts starts it), the SDK server and the echo server (bench/mcp-reference-server.ts), all on this machine's ${cores} cores. The CPU column is each process's user and system time over the measured window.`,
           'Ours runs the tool in a WASM sandbox worker (Piscina) through the account\'s lane; the SDK server runs it as a JS function on its event loop. Both keep sessions (2025-11-25) and answer one SSE frame per call.',
           "The gateway's rate counter runs on every call with its limit raised (PLATFORM_MCP_REQUEST_RATE); every call is paid for from the node's budget lease (one durable Account turn per lease, leases grow with the call rate).",
           ...budgets,

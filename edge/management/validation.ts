@@ -35,7 +35,9 @@ const make = (coerceTypes: Options['coerceTypes']) => {
  * validators are cached by schema, and the schemas are the routes' own constants.
  */
 const shared: { body?: Ajv; text?: Ajv } = {};
-const ajvOf = (part: HttpPart) => (part === 'body' ? (shared.body ??= make(false)) : (shared.text ??= make('array')));
+/** Which instance a part's validators use: the body's JSON as sent, or text coerced (query strings, path segments). */
+const kindOf = (part: HttpPart) => (part === 'body' ? 'body' : 'text');
+const ajvOf = (part: HttpPart) => (kindOf(part) === 'body' ? (shared.body ??= make(false)) : (shared.text ??= make('array')));
 
 /**
  * The management routes' validators, one Ajv per part of the request. Query strings and path segments are text, so
@@ -58,7 +60,7 @@ export function createValidatorCompiler(ahead?: CompileAhead): FastifySchemaComp
     let validate: ValidateFunction | undefined;
     const part = (httpPart ?? 'body') as HttpPart;
     const compiled = () => (validate ??= ajvOf(part).compile(schema as object));
-    ahead?.defer(part === 'body' ? making.body : making.text, false, url);
+    ahead?.defer(making[kindOf(part)], false, url);
     ahead?.defer(() => void compiled(), false, url);
     const lazy = (data: unknown) => {
       const validate = compiled();
