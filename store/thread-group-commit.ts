@@ -21,13 +21,21 @@ interface Start {
  * their thread holds already, nor an earlier start of the batch has (a start is all or nothing, as the single
  * statement is); how many records of each start were written comes back. `$2` turns `synchronous_commit` off for the
  * statement's transaction when no start in it needs the disk.
+ *
+ * `held` probes the history's unique index once per record (a lateral lookup). As a plain join, the planner, which
+ * guesses a hundred rows for any `jsonb_to_recordset`, hashed the batch and read the whole of `agent_messages` until
+ * the table outgrew that guess (at 10,000 messages: 171 pages a batch, where the probes read 4 per record; the a2a-send
+ * bench's batches cost PostgreSQL 2 ms each, five times a single start's statement).
  */
 const BATCH_SQL = `with v as (
     select * from jsonb_to_recordset($1::jsonb) as v(i int, c int, a uuid, g uuid, o text, t text, m text, k text, n text, b jsonb)
   ),
   held as (
-    select v.c from v join agent_messages x
-      on x.account_id = v.a and x.agent_id = v.g and x.owner_id = v.o and x.thread_id = v.t and x.message_id = v.m
+    select v.c from v cross join lateral (
+      select from agent_messages x
+      where x.account_id = v.a and x.agent_id = v.g and x.owner_id = v.o and x.thread_id = v.t and x.message_id = v.m
+      limit 1
+    ) x
     union
     select v.c from v join v w on w.a = v.a and w.g = v.g and w.o = v.o and w.t = v.t and w.m = v.m and w.c < v.c
   ),

@@ -14,6 +14,7 @@ describe.each(drivers)('thread starts grouped on %s', (driver) => {
   let store: Awaited<ReturnType<typeof freshStore>>;
   let scope: ThreadScope;
   let statements = 0;
+  let lastSql: { sql: string; params: readonly unknown[] } | null = null;
   let grouped: ReturnType<typeof agentThreadsRepo>;
 
   beforeAll(async () => {
@@ -21,7 +22,7 @@ describe.each(drivers)('thread starts grouped on %s', (driver) => {
     const accountId = (await store.accounts.create({ id: randomUUID(), name: 'Acme' })).id;
     const agent = await store.agents.create({ id: randomUUID(), accountId, handle: `a-${randomUUID().slice(0, 8)}`, name: 'A', description: '', instructions: '', model: 'scripted/demo' });
     scope = { accountId, agentId: agent.id, ownerId: 'p1' };
-    const counting = { query: ((sql: string, params?: readonly unknown[]) => (statements++, store.db.query(sql, params))) as typeof store.db.query, exec: (sql: string) => store.db.exec(sql) };
+    const counting = { query: ((sql: string, params?: readonly unknown[]) => (statements++, (lastSql = { sql, params: params ?? [] }), store.db.query(sql, params))) as typeof store.db.query, exec: (sql: string) => store.db.exec(sql) };
     grouped = groupThreadStarts(agentThreadsRepo(counting), counting);
   });
   afterAll(async () => store.drop());
@@ -83,5 +84,30 @@ describe.each(drivers)('thread starts grouped on %s', (driver) => {
     expect(results[2]).toMatchObject({ status: 'rejected', reason: { code: '23503' } });
     expect([...results.slice(0, 2), ...results.slice(3)]).toEqual(threads.map(() => ({ status: 'fulfilled', value: true })));
     for (const t of threads) expect((await store.agentThreads.tail(scope, t, 10)).map((r) => r.messageId)).toEqual(['ok']);
+  });
+
+  it('[A2A-TASK-19] a batch looks up the message ids its threads hold by index, not by reading the whole history', async () => {
+    // A history of 10,000 messages in 5,000 threads, and the planner's statistics of it.
+    await store.db.query(
+      `with t as (insert into agent_threads (account_id, agent_id, owner_id, id) select $1, $2, 'bulk', 'b' || i from generate_series(1, 5000) i)
+       insert into agent_messages (account_id, agent_id, owner_id, thread_id, message_id, task_id, kind, body)
+       select $1, $2, 'bulk', 'b' || i, 'm' || i || k, null, 'user', '{}' from generate_series(1, 5000) i, generate_series(1, 2) k`,
+      [scope.accountId, scope.agentId],
+    );
+    await store.db.exec('analyze agent_threads; analyze agent_messages');
+    // Two starts go alone; the four behind them are one batch, its statement the last one made.
+    await Promise.all(Array.from({ length: 6 }, () => grouped.start(scope, randomUUID(), [user('h'), answer('h')])));
+    const batch = lastSql!;
+    expect(batch.sql).toContain('jsonb_to_recordset');
+    const { rows } = await store.db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${batch.sql}`, batch.params);
+    const scans: string[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      if (node['Relation Name'] === 'agent_messages') scans.push(String(node['Node Type']));
+      for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    const plan = rows[0]!['QUERY PLAN'];
+    walk((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
+    expect(scans).not.toContain('Seq Scan');
+    expect(scans.some((s) => s.startsWith('Index'))).toBe(true);
   });
 });
