@@ -112,10 +112,16 @@ export interface Services {
 
 export const MANAGEMENT_JWT_SECRET_KEY = 'management.jwt_secret';
 
+/**
+ * The effect lanes' room: effects mostly wait on I/O (a model turn can take seconds), so the room bounds what is held
+ * open at once, not CPU. A tenant may take half the node's room: alone on a node it runs 32 model turns at once, and
+ * however busy it is, the other tenants keep the other half.
+ */
+const EFFECT_ROOM = 128;
 /** What a model turn weighs in its account's effect lane (a tool round or an activation weighs 1). */
 const MODEL_TURN_COST = 2;
-/** A plugin build's compile: one process for tens of seconds, so a tenant's builds take a lane's worth of room. */
-const BUILD_COST = 8;
+/** A plugin build's compile: one process of up to 3 GiB for tens of seconds, so at most 4 of a tenant's at once. */
+const BUILD_COST = 16;
 
 export interface ClusterJoin {
   nc: NatsConnection;
@@ -171,7 +177,7 @@ export async function createServices(opts: {
   const models = await createModelRegistry(config);
   // Effects get lanes of their own (activations, and later model turns and deliveries, wait on I/O): a tenant's
   // effects queue behind each other, never behind another tenant's, and never take the sandbox's slots.
-  const effectLanes = createLaneScheduler({ slots: 64, perTenantInFlight: 8, queueCap: 1024 });
+  const effectLanes = createLaneScheduler({ slots: EFFECT_ROOM, perTenantInFlight: EFFECT_ROOM / 2, queueCap: 1024 });
   // Outbound requests trust the system's CAs, plus the operator's extra ones in development and tests.
   const extraCa = config.egressExtraCaFile ? readFileSync(config.egressExtraCaFile, 'utf8') : null;
   const egress: Pick<EgressOptions, 'ca' | 'resolve'> = {

@@ -77,6 +77,35 @@ describe('per-tenant lanes', () => {
     expect(await lanes.run('A', async () => 7)).toBe(7);
   });
 
+  it('a call takes room by its cost: a tenant\'s cap counts costs exactly, a call costlier than the cap runs alone, the node\'s slots count costs too', async () => {
+    const lanes = createLaneScheduler({ slots: 10, perTenantInFlight: 6, queueCap: 100 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const peaks = { A: 0, B: 0 };
+    const now = { A: 0, B: 0 };
+    const call = (t: 'A' | 'B', cost: number) =>
+      lanes.run(t, async () => {
+        now[t] += cost;
+        peaks[t] = Math.max(peaks[t], now[t]);
+        await gate;
+        now[t] -= cost;
+      }, cost);
+    // A: three calls of 2 fill its 6; the fourth (2) and a build-like call (4) wait, though the node has room.
+    const a = [call('A', 2), call('A', 2), call('A', 2), call('A', 2), call('A', 4)];
+    await sleep(5);
+    expect(lanes.stats('A')).toMatchObject({ running: 6, queued: 2 });
+    // B takes what is left of the node's 10: 2 and 2 start (4 of room), the third waits for the node.
+    const b = [call('B', 2), call('B', 2), call('B', 1)];
+    await sleep(5);
+    expect(lanes.load()).toMatchObject({ slots: 10, running: 10, queued: 3 });
+    release();
+    await Promise.all([...a, ...b]);
+    expect(peaks.A).toBe(6);
+    expect(lanes.load()).toMatchObject({ running: 0, queued: 0, completed: 8 });
+    // Costlier than the whole cap: it runs once the tenant has nothing running, alone.
+    expect(await lanes.run('C', async () => 'alone', 9)).toBe('alone');
+  });
+
   it('serves costly calls by deficit, never stalling them', async () => {
     const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 10, quantum: 1 });
     expect(await lanes.run('A', async () => 'big', 5)).toBe('big');

@@ -4,11 +4,14 @@ import { PlatformError } from '../errors/index.ts';
  * Per-tenant execution lanes. Every tenant (account) has its own queue; a shared pool of slots is served by deficit
  * round-robin across the tenants that have work, each tenant is held to its own in-flight cap (a bulkhead), and a
  * tenant whose queue is full gets a clear overload error at once instead of delaying everyone else.
+ *
+ * A call's cost is both its weight in the round-robin and the room it takes while it runs: slots and caps count room,
+ * not calls (every call weighs 1 unless its caller says otherwise, so for most lanes the two are the same).
  */
 export interface LaneOptions {
-  /** Calls running at once across all tenants. */
+  /** Room across all tenants: the costs of the calls running at once. */
   slots: number;
-  /** Calls running at once for one tenant. */
+  /** Room for one tenant. */
   perTenantInFlight: number;
   /** Calls waiting per tenant before new ones are refused. */
   queueCap: number;
@@ -19,6 +22,7 @@ export interface LaneOptions {
 
 export interface LaneStats {
   queued: number;
+  /** Room in use: the running calls' costs. */
   running: number;
   rejected: number;
   completed: number;
@@ -87,7 +91,11 @@ export function createLaneScheduler(opts: LaneOptions) {
         l.deficit = 0;
         continue;
       }
-      if (l.running >= opts.perTenantInFlight) {
+      // The cap holds exactly: a call that would take the tenant past it waits for the tenant's running calls to end
+      // (one costlier than the whole cap runs alone). Its own queue is first in, first out, so nothing overtakes it.
+      // The node's slots are the softer bound (a call starts while any room is left) so that a costly call is never
+      // starved by other tenants' cheaper ones filling each slot as it frees.
+      if (l.running > 0 && l.running + head.cost > opts.perTenantInFlight) {
         // At its cap: keep its place in the rotation, serve the others.
         active.push(tenant);
         idle++;
@@ -110,11 +118,11 @@ export function createLaneScheduler(opts: LaneOptions) {
   }
 
   function start(tenant: string, l: Lane, t: Task) {
-    running++;
-    l.running++;
+    running += t.cost;
+    l.running += t.cost;
     const finish = () => {
-      running--;
-      l.running--;
+      running -= t.cost;
+      l.running -= t.cost;
       l.completed++;
       completed++;
       l.latencies.push(now() - t.submitted);
