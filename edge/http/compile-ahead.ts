@@ -106,7 +106,16 @@ export function compileAhead(): CompileAhead {
       drained = null;
     }
   };
-  const work = () => urgent.length > 0 || (started && firsts.length + rest.length > 0);
+  // A compile a request had run early (from `urgent`) is still in `firsts` or `rest`: dropped when it reaches the head,
+  // without spending a turn on it.
+  const prune = (queue: Compile[]) => {
+    while (queue.length > 0 && finished.has(queue[0]!)) queue.shift();
+  };
+  const work = () => {
+    prune(firsts);
+    prune(rest);
+    return urgent.length > 0 || (started && firsts.length + rest.length > 0);
+  };
   let running = false;
   const run = async () => {
     while (!stopped && work()) {

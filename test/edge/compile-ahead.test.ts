@@ -67,6 +67,28 @@ describe('compile ahead: the routes\' schemas compile in the background, one per
     expect(order.indexOf('stepped 3') - order.indexOf('stepped 2')).toBeGreaterThan(1);
   });
 
+  it('spends no later turn on the compiles a request had done early', async () => {
+    const ahead = compileAhead();
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) ahead.defer(() => void order.push(`early ${i}`), false, '/early');
+    ahead.defer(() => void order.push('late'), false, '/late');
+    await ahead.route('/early');
+    expect(order).toEqual(['early 0', 'early 1', 'early 2', 'early 3']);
+    // Counts the turns until the queue is drained: one for the compile left, none for the four done already.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    expect(await ahead.start()).toMatchObject({ pending: 0, done: 5 });
+    counting = false;
+    expect(order.at(-1)).toBe('late');
+    expect(turns).toBeLessThanOrEqual(2);
+  });
+
   it('does what is left of a route\'s compiles for its request, a step per turn, ahead of the queue', async () => {
     const ahead = compileAhead();
     const order: string[] = [];
