@@ -15,48 +15,62 @@ async function busy(ms: number, sliceMs = 20) {
 
 describe('the main thread spins for sandbox replies only with time to spare', () => {
   it('spins while the loop is mostly idle, not while it is busy, and not before it has been measured', async () => {
-    const spin = createSpinPolicy();
+    const spin = createSpinPolicy({ cores: 2 });
     onTestFinished(() => spin.stop());
     // Nothing measured yet: assume a busy loop.
-    expect(spin.allowance()).toBe(0);
+    expect(spin.allowance(1)).toBe(0);
     await idle(120);
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
     await busy(150);
-    expect(spin.allowance()).toBe(0);
+    expect(spin.allowance(1)).toBe(0);
     await idle(120);
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
   });
 
   it('does not count its own spinning as load', async () => {
-    const spin = createSpinPolicy();
+    const spin = createSpinPolicy({ cores: 2 });
     onTestFinished(() => spin.stop());
     await idle(120);
     // The loop is held as long as before, but by spinning the policy allowed and was told of.
     const end = performance.now() + 150;
     while (performance.now() < end) {
-      spin.allowance();
+      spin.allowance(1);
       const t0 = performance.now();
       while (performance.now() - t0 < 10);
       spin.spent((performance.now() - t0) * 1000);
       await nextTurn();
     }
     await nextTurn();
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
   });
 
   it('allows 40 µs per call and 100 µs per turn of the loop in all', async () => {
-    const spin = createSpinPolicy();
+    const spin = createSpinPolicy({ cores: 2 });
     onTestFinished(() => spin.stop());
     await idle(120);
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
     spin.spent(40);
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
     spin.spent(40);
-    expect(spin.allowance()).toBe(20);
+    expect(spin.allowance(1)).toBe(20);
     spin.spent(20);
-    expect(spin.allowance()).toBe(0);
+    expect(spin.allowance(1)).toBe(0);
     await nextTurn();
     await nextTurn();
-    expect(spin.allowance()).toBe(40);
+    expect(spin.allowance(1)).toBe(40);
+  });
+
+  it('does not spin while the threads with calls take every core', async () => {
+    const spin = createSpinPolicy({ cores: 2 });
+    onTestFinished(() => spin.stop());
+    await idle(120);
+    expect(spin.allowance(1)).toBe(40);
+    expect(spin.allowance(2)).toBe(0);
+    expect(spin.allowance(3)).toBe(0);
+    const four = createSpinPolicy({ cores: 4 });
+    onTestFinished(() => four.stop());
+    await idle(120);
+    expect(four.allowance(3)).toBe(40);
+    expect(four.allowance(4)).toBe(0);
   });
 });

@@ -179,7 +179,9 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   function spinForReplies() {
     // Not again from within the answer the spin took (answered → dispatch → start): one spin at a time.
     if (spinning) return;
-    const allowance = spin.allowance();
+    let busy = 0;
+    for (const x of threads) if (x.call && !x.gone) busy++;
+    const allowance = spin.allowance(busy);
     if (allowance <= 0) return;
     const t0 = performance.now();
     const until = t0 + allowance / 1000;
