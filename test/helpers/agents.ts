@@ -83,11 +83,15 @@ export const call = (p: TestPlatform, method: string, params: unknown, key?: str
 
 /**
  * A model provider that records every chat completion request and answers it with the scripted model: the
- * OpenAI-compatible wire both ways, so a test sees exactly what the agent loop sent the model.
+ * OpenAI-compatible wire both ways, so a test sees exactly what the agent loop sent the model. A request whose body
+ * contains `opts.holdWhen` is held, unanswered, until `release()`: a model that takes as long as the test wants.
  */
-export async function recordingModel(rules = AGENT_TEST_RULES) {
+export async function recordingModel(rules = AGENT_TEST_RULES, opts: { holdWhen?: string } = {}) {
   const scripted = await serveScripted(parseRules(rules));
   const requests: { messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[]; model: string }[] = [];
+  let held = 0;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
   const body = async (req: IncomingMessage) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -96,6 +100,11 @@ export async function recordingModel(rules = AGENT_TEST_RULES) {
   const server = createServer((req, res) => {
     void body(req).then(async (text) => {
       requests.push(JSON.parse(text));
+      if (opts.holdWhen !== undefined && text.includes(opts.holdWhen)) {
+        held++;
+        await released;
+        held--;
+      }
       const upstream = await undiciRequest(`${scripted.baseUrl}${(req.url ?? '').replace(/^\/v1/, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
       res.writeHead(upstream.statusCode, { 'content-type': String(upstream.headers['content-type'] ?? 'application/json') });
       for await (const c of upstream.body) res.write(c);
@@ -107,7 +116,11 @@ export async function recordingModel(rules = AGENT_TEST_RULES) {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    /** Requests held now. */
+    held: () => held,
+    release: () => release(),
     async close() {
+      release();
       await new Promise((r) => server.close(r));
       await scripted.close();
     },

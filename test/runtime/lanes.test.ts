@@ -106,6 +106,21 @@ describe('per-tenant lanes', () => {
     expect(await lanes.run('C', async () => 'alone', 9)).toBe('alone');
   });
 
+  it('a tenant at its cap never holds back another tenant\'s call that costs more than one round\'s credit', async () => {
+    const lanes = createLaneScheduler({ slots: 8, perTenantInFlight: 4, queueCap: 100 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // A fills its half with model-turn-like calls (cost 2) and queues more, all held.
+    const a = Array.from({ length: 6 }, () => lanes.run('A', () => gate, 2));
+    await sleep(5);
+    expect(lanes.stats('A')).toMatchObject({ running: 4, queued: 4 });
+    // B's one call of cost 2 starts at once, though one round's credit (1) does not pay for it and A, at its cap,
+    // takes none of the rounds in between.
+    expect(await Promise.race([lanes.run('B', async () => 'served', 2), sleep(200).then(() => 'stalled')])).toBe('served');
+    release();
+    await Promise.all(a);
+  });
+
   it('serves costly calls by deficit, never stalling them', async () => {
     const lanes = createLaneScheduler({ slots: 1, perTenantInFlight: 1, queueCap: 10, quantum: 1 });
     expect(await lanes.run('A', async () => 'big', 5)).toBe('big');

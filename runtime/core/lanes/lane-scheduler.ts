@@ -103,8 +103,11 @@ export function createLaneScheduler(opts: LaneOptions) {
       }
       l.deficit += quantum;
       if (head.cost > l.deficit) {
-        // Not enough credit yet: it grows every round, so a costly call is served after a few rounds, not never.
+        // Not enough credit yet: it grows every round, so a costly call is served after a few rounds, not never. The
+        // rounds go on now, even when every other tenant is at its cap (idle): were they to stop here, the call
+        // would wait for some other call to end or arrive, however much room the node has.
         active.push(tenant);
+        idle = 0;
         continue;
       }
       idle = 0;
