@@ -101,16 +101,16 @@ export function createLaneScheduler(opts: LaneOptions) {
         idle++;
         continue;
       }
+      // Under its cap, a tenant makes progress every round: it starts its call or earns credit toward it. Either way the
+      // rounds go on, even when every other tenant is at its cap (idle): were they to stop while a call is still earning,
+      // it would wait for some other call to end or arrive, however much room the node has.
+      idle = 0;
       l.deficit += quantum;
       if (head.cost > l.deficit) {
-        // Not enough credit yet: it grows every round, so a costly call is served after a few rounds, not never. The
-        // rounds go on now, even when every other tenant is at its cap (idle): were they to stop here, the call
-        // would wait for some other call to end or arrive, however much room the node has.
+        // Not enough credit yet: it grows every round, so a costly call is served after a few rounds, not never.
         active.push(tenant);
-        idle = 0;
         continue;
       }
-      idle = 0;
       l.deficit -= head.cost;
       l.queue.shift();
       queued--;
