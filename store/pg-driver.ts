@@ -45,6 +45,26 @@ function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames | null, inT
   };
 }
 
+/** How long a connection keeps a plan made for all values before it plans again for the tables as they are then. */
+export const REPLAN_MS = 1000;
+
+/**
+ * Each client of `pool`, on its first use `ms` after its last, first drops its kept plans. The statement goes ahead of
+ * the user's on the client's queue ('acquire' comes before the client is handed out), so it costs one round trip a
+ * period per connection, and it is outside any transaction (one begins after the client is handed out).
+ */
+function replanEvery(pool: pg.Pool, ms: number): void {
+  const due = new WeakMap<pg.PoolClient, number>();
+  pool.on('connect', (client) => due.set(client, Date.now() + ms));
+  pool.on('acquire', (client) => {
+    const now = Date.now();
+    if (now < (due.get(client) ?? 0)) return;
+    due.set(client, now + ms);
+    // A failure here is the connection's: the user's statement behind it meets it too.
+    client.query('discard plans').catch(() => {});
+  });
+}
+
 export async function openPg(opts: PgOptions): Promise<Db> {
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(opts.schema)) {
     throw new Error(`invalid schema name ${JSON.stringify(opts.schema)}`);
@@ -59,15 +79,18 @@ export async function openPg(opts: PgOptions): Promise<Db> {
     }
   }
   const prepare = opts.prepare !== false;
-  // Prepared statements are planned for the values of each execution (custom plans), never once for all (generic):
-  // a generic plan made while a table is small (a join over agent_messages planned as a hash join over a scan of it)
-  // is kept by the connection as the table grows, until autovacuum next analyzes it (up to a minute). Measured with
-  // bare replies on a new database: generic plans fell from 1,510 to 956 replies/s within 20 s, custom plans held
-  // 2,300–2,500. Parsing and analysis stay saved.
-  const options = [opts.schema ? `-c search_path=${opts.schema}` : '', prepare ? '-c plan_cache_mode=force_custom_plan' : ''].filter(Boolean).join(' ');
+  // Prepared statements use PostgreSQL's plan cache as it is by default (`plan_cache_mode=auto`: a plan kept for all
+  // values once it costs no more than the custom ones), and every connection drops its kept plans (`discard plans`) on
+  // its first use after REPLAN_MS. A kept plan is made for the tables as they were: one made while a table was small
+  // (a scan of it) slowed as the table grew, until autovacuum next analyzed it (up to a minute; bare replies on a new
+  // database fell from 1,510 to 956 a second within 20 s). Planned again every REPLAN_MS, for the table's size then
+  // (the planner reads its pages as they are now), a plan lags the table by at most that. Planning every execution
+  // instead (force_custom_plan) was 40% of the statements' time in the database under the a2a-send bench.
+  const options = opts.schema ? `-c search_path=${opts.schema}` : '';
   const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.max ?? 10, ...(options ? { options } : {}) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  if (prepare) replanEvery(pool, REPLAN_MS);
   const names = prepare ? processStatementNames : null;
   const base = wrap(pool, names, false);
 

@@ -5,9 +5,9 @@
  * every execution. For the platform's hot statements that is most of their cost: an actor turn's commit (one statement
  * of several CTEs, about 2 KB of SQL) took 250–340 µs of the backend's CPU unnamed and 130–180 µs named, measured one
  * after another on one connection (three such commits in every tool-calling agent task). With a name, node-postgres
- * sends the text with its first use on each connection and only the parameters after that. The pool plans each
- * execution for its values (pg-driver.ts: `plan_cache_mode`); a plan kept for all values would bring a commit down to
- * 33–60 µs, but goes stale as a table grows from empty.
+ * sends the text with its first use on each connection and only the parameters after that. PostgreSQL then keeps one
+ * plan for all values once it costs no more (33–60 µs a commit); pg-driver.ts has each connection make its kept plans
+ * again every second, so that they follow the tables as they grow.
  *
  * A text gets a name once it has been seen twice, so that texts built for one occasion (a batch of some size) do not
  * take one; names are kept for at most `MAX_NAMED` texts in the process, and the texts counted toward a name at most
