@@ -58,6 +58,7 @@ export const actorAsk: Scenario = {
         notes: [
           `The bench process hosts no shard: every ask crosses NATS to one \`platform serve\` child, which owns all 256 shards. The reference is a bare NATS responder in a child process of its own, asked with a read's request bytes (${request.length} B) and answering with a routed read's reply bytes (${reply.length} B).`,
           'The read row is the routing cost alone: JSON, shard lookup, the NATS hop to the owner, the actor mailbox and back.',
+          "The reference asks with nats.js's `request` (the connection as the platform opens it, `noAsyncTraces` on), which builds an error object after every reply as it cancels the finished request; the platform's bus asks with a request/reply of its own over one inbox subscription (runtime/core/bus/nats-requests.ts), which does not.",
           'Durable turns (a DEBIT writes its snapshot to PostgreSQL) are measured by `actor-write`, beside PostgreSQL\'s own updates.',
           `The load generator, the node, the responder, NATS and PostgreSQL share this machine's ${os.cpus().length} cores.`,
         ],

@@ -33,4 +33,44 @@ describe.skipIf(!mustRun('cluster'))('NATS bus', () => {
     }
     await expect(bus.request('echo', {})).rejects.toMatchObject({ code: 'BUS_CLOSED' });
   });
+
+  it('matches each reply to its request among many in flight; drops a reply that comes after its timeout; fails what waits when the connection closes', async () => {
+    const nc = await connectNats(NATS_URL!, `test-bus-${process.pid}`);
+    const bus = createNatsBus(nc, `t${randomBytes(4).toString('hex')}`);
+    try {
+      // Answers out of order: the later a request, the sooner its answer.
+      bus.respond('echo', async (data) => {
+        await new Promise((r) => setTimeout(r, 60 - (data as { n: number }).n / 10));
+        return { got: data };
+      });
+      let late = 0;
+      bus.respond('late', async () => {
+        await new Promise((r) => setTimeout(r, 150));
+        late++;
+        return 'too late';
+      });
+      bus.respond('never', () => new Promise(() => {}));
+      await nc.flush();
+      const answers = await Promise.all(Array.from({ length: 500 }, (_, n) => bus.request('echo', { n })));
+      expect(answers).toEqual(Array.from({ length: 500 }, (_, n) => ({ got: { n } })));
+
+      await expect(bus.request('late', {}, { timeoutMs: 30 })).rejects.toMatchObject({ code: 'BUS_TIMEOUT', message: 'request to late timed out' });
+      await new Promise((r) => setTimeout(r, 250));
+      expect(late).toBe(1);
+      // The late reply was dropped; the next request gets its own.
+      expect(await bus.request('echo', { n: 7 })).toEqual({ got: { n: 7 } });
+
+      // The connection closes with requests waiting: they fail at once, not at their timeouts (a minute away).
+      const started = Date.now();
+      const waiting = Promise.all([1, 2, 3].map(() => bus.request('never', {}, { timeoutMs: 60_000 }).catch((e: unknown) => e)));
+      await nc.flush();
+      await nc.close();
+      const failed = await waiting;
+      expect(failed).toEqual([1, 2, 3].map(() => expect.objectContaining({ code: 'BUS_CLOSED' })));
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await bus.close();
+      if (!nc.isClosed()) await nc.close();
+    }
+  });
 });

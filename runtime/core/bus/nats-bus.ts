@@ -1,7 +1,8 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
-import { fromWire, PlatformError } from '../errors/index.ts';
+import { fromWire } from '../errors/index.ts';
 import { DeclineRequest, toWireError, type Bus, type Unsubscribe } from './bus.ts';
-import { natsCore, natsTransport } from './nats-packages.ts';
+import { natsTransport } from './nats-packages.ts';
+import { natsRequests } from './nats-requests.ts';
 
 /** The NATS server features the platform relies on: JetStream KV with compare-and-set (2.9 or newer). */
 export const MIN_NATS_VERSION = [2, 9, 0] as const;
@@ -20,10 +21,10 @@ function compare(a: number[], b: readonly number[]): number {
 
 /**
  * Connects for the life of the process: reconnects forever, so a restarted server is rejoined without help.
- * `noAsyncTraces`: by default every request builds two errors up front, each a stack capture. One carries the
- * caller's stack, the other is for a timeout that almost never comes. That was half of an actor ask's cost in the
- * asking process (the actor-ask bench: 98 -> 47 µs of its CPU per routed read, and 1.8x the reads per second). A failed
- * request becomes a PlatformError by its class and message anyway (createNatsBus), so the stack was never shown.
+ * `noAsyncTraces`: by default nats.js's every request builds two errors up front, each a stack capture: one carries
+ * the caller's stack, the other is for a timeout that almost never comes. The connection's requests other than the
+ * bus's asks (JetStream KV's, for membership and leases) still go through it; the asks have their own request/reply
+ * (nats-requests.ts), which builds no error unless one happens.
  */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   const { connect } = await natsTransport();
@@ -51,6 +52,7 @@ export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
   const full = (subject: string) => `${cluster}.${subject}`;
   const strip = (subject: string) => subject.slice(cluster.length + 1);
   const subs = new Set<Subscription>();
+  const requests = natsRequests(nc);
   const track = (sub: Subscription): Unsubscribe => {
     subs.add(sub);
     // Draining, not dropping: requests the server already routed here are still answered, so a responder that goes
@@ -100,18 +102,7 @@ export function createNatsBus(nc: NatsConnection, cluster: string): Bus {
       );
     },
     async request(subject, data, opts) {
-      let msg;
-      try {
-        msg = await nc.request(full(subject), encode(data), { timeout: opts?.timeoutMs ?? 30_000 });
-      } catch (err) {
-        const { errors } = await natsCore();
-        if (err instanceof errors.NoRespondersError) throw new PlatformError('BUS_NO_RESPONDERS', `no responders for ${subject}`);
-        if (err instanceof errors.TimeoutError) throw new PlatformError('BUS_TIMEOUT', `request to ${subject} timed out`);
-        if (err instanceof errors.RequestError && (err as Error).message.includes('no responders')) throw new PlatformError('BUS_NO_RESPONDERS', `no responders for ${subject}`);
-        if (nc.isClosed()) throw new PlatformError('BUS_CLOSED', 'bus is closed');
-        // Disconnected mid-request (server restart): the caller may retry once the connection is back.
-        throw new PlatformError('BUS_TIMEOUT', `request to ${subject} failed: ${(err as Error).message}`);
-      }
+      const msg = await requests.request(full(subject), subject, encode(data), opts?.timeoutMs ?? 30_000);
       const reply = JSON.parse(dec.decode(msg.data)) as Reply;
       if (reply.ok) return reply.data;
       throw fromWire(reply.error);

@@ -6,7 +6,6 @@ import type { Kvm } from '@nats-io/kv';
  * default) never loads them, and their import was a noticeable part of every start.
  */
 export const natsTransport = () => import('@nats-io/transport-node');
-export const natsCore = () => import('@nats-io/nats-core');
 
 /** JetStream's KV manager over a connection (membership and shard leases, shared rate-limit windows). */
 export async function kvManager(nc: NatsConnection): Promise<Kvm> {
