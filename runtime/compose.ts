@@ -3,10 +3,9 @@ import type { Store } from '../store/index.ts';
 import { createActorHost, shardOf, SHARD_COUNT, type ActorHost, type ActorKind, type ActorSystem, type EffectImpl } from './core/actor-host/index.ts';
 import { startClusterNode, type ClusterNode, type MemberInfo, type ShardManager } from './core/cluster/index.ts';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { availableParallelism } from 'node:os';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createMetrics, type Metrics } from './core/metrics/index.ts';
-import { createSandbox, type Sandbox } from './core/sandbox/index.ts';
+import { createSandbox, sandboxSizing, type Sandbox } from './core/sandbox/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createAgentJournals, createFileLinks, type AgentGateway, type AgentHomes, type AgentJournals, type FileLinks } from './agents/index.ts';
@@ -156,13 +155,10 @@ export async function createServices(opts: {
   const signer = createTokenSigner(secret, u.api, now);
   const agentTokens = createAgentTokens(secret, u.api, now);
 
-  // One lane slot per sandbox thread, and no tenant may hold them all: a tenant stuck in slow or runaway calls
-  // always leaves a thread for the others. Two threads more than cores: a worker spends most of a small call waiting
-  // for its next message, so a tenant alone keeps three calls in flight (the next is ready as one finishes) and the
-  // node's main thread is not left idle, without ever taking the last thread.
-  const threads = Math.max(4, availableParallelism() + 2);
-  const lanes = createLaneScheduler({ slots: threads, perTenantInFlight: threads - 1, queueCap: config.laneQueue });
-  const sandbox = createSandbox({ threads });
+  // The sandbox's threads and the lanes that hand them out, sized together (sandboxSizing says how and why).
+  const sizing = sandboxSizing();
+  const lanes = createLaneScheduler({ slots: sizing.slots, perTenantInFlight: sizing.perTenantInFlight, queueCap: config.laneQueue });
+  const sandbox = createSandbox({ threads: sizing.threads });
   // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
   // connection cap) while other tenants' uploads take turns with it, instead of being refused.
   const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });

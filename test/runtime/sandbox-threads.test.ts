@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CallSignal, createSandboxThreads } from '../../runtime/core/sandbox/index.ts';
+import { CallSignal, createSandboxThreads, sandboxSizing } from '../../runtime/core/sandbox/index.ts';
 
 /** A call the thread answers at once without any code: a task naming code it has not seen (worker.mjs asks for it). */
 const UNKNOWN_CODE = { key: 'not-loaded', grantsKey: 'none', tenant: 't', func: 'f', args: [] };
@@ -16,6 +16,12 @@ async function busyLoop() {
 }
 
 describe('sandbox threads', () => {
+  it('are sized two above the cores, four at least, with one lane slot each and one always left by any tenant', () => {
+    expect(sandboxSizing(1)).toEqual({ threads: 4, slots: 4, perTenantInFlight: 3 });
+    expect(sandboxSizing(2)).toEqual({ threads: 4, slots: 4, perTenantInFlight: 3 });
+    expect(sandboxSizing(8)).toEqual({ threads: 10, slots: 10, perTenantInFlight: 9 });
+  });
+
   it('a call stopped at its deadline never returns its late reply, and rejects only once its thread is replaced', async () => {
     const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
     onTestFinished(() => threads.close());

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { FuncType } from '../wasm/index.ts';
@@ -64,6 +65,18 @@ const grantsKeyOf = (g: SandboxGrants) => createHash('sha256').update(JSON.strin
 const NO_GRANTS_KEY = grantsKeyOf(NO_GRANTS);
 
 const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => unknown } }).WebAssembly;
+
+/**
+ * How many sandbox threads a node runs and how its tool lanes hand them out: one lane slot per thread, and no tenant
+ * may hold them all, so a tenant stuck in slow or runaway calls always leaves a thread for the others. Two threads more
+ * than cores: a thread spends most of a small call waiting for its next message, so a tenant alone keeps three calls
+ * in flight (the next is ready as one finishes) and the node's main thread is not left idle, without ever taking the
+ * last thread. The node (compose.ts) and the sandbox-call bench both size from here, so the bench measures what runs.
+ */
+export function sandboxSizing(cores = availableParallelism()) {
+  const threads = Math.max(4, cores + 2);
+  return { threads, slots: threads, perTenantInFlight: threads - 1 };
+}
 
 /**
  * Worker threads that run plugin calls (threads.ts). A call past its timeout is stopped by terminating its thread (the
