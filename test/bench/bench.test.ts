@@ -345,3 +345,57 @@ describe.skipIf(!mustRun('cluster'))('npm run bench -- actor-ask (smoke)', () =>
     expect(run.stdout).toContain('calls/s ratio');
   }, 60_000);
 });
+
+describe('npm run bench (smoke): the bench runs from its own bundle', () => {
+  const written: string[] = [];
+  afterAll(() => {
+    for (const f of written) rmSync(f, { force: true });
+  });
+
+  it('compiles itself into .build/bench, then runs sandbox-call from there: its threads and component load from the bundle', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('npm', ['run', '-s', 'bench', '--', 'sandbox-call', '--seconds', '0.3', '--warmup', '0', '--rounds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGTERM'), 50_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    const files = run.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^\/.*\/bench\/results\/sandbox-call-.*\.(json|md|svg)$/.test(l));
+    written.push(...files);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^compiled bench\/main\.ts into \.build\/bench \(\d+ source files\)$/m);
+    expect(existsSync(path.join(ROOT, '.build', 'bench', 'main.mjs'))).toBe(true);
+    const json = JSON.parse(readFileSync(files.find((f) => f.endsWith('.json'))!, 'utf8')) as Report;
+    expect(json.rows.map((r) => [r.label, r.role])).toEqual([
+      ['in-process, 1 in flight', 'reference'],
+      ['sandbox, 1 in flight', 'ours'],
+      ['sandbox, 64 in flight', 'ours'],
+    ]);
+    for (const r of json.rows) {
+      expect(r.throughput).toBeGreaterThan(0);
+      expect(r.errors).toBe(0);
+    }
+  }, 60_000);
+
+  it("bin/compile-cli.ts has the rewrite's text only where it means its own URL, so the bundled bench compiles a working CLI", () => {
+    // The bench bundles compile-cli.ts (cli-start and embedded-start compile the CLI), and the source-paths rewrite
+    // replaces that text wherever it appears: once it sat in the template of the rewrite itself, and the CLI the bundled
+    // bench compiled looked for its files one folder too high.
+    const code = readFileSync(path.join(ROOT, 'bin', 'compile-cli.ts'), 'utf8')
+      .split('\n')
+      .filter((l) => !/^\s*(\*|\/\/|\/\*\*)/.test(l))
+      .join('\n');
+    const uses = code.match(/.{0,20}import\.meta\.url.{0,2}/g) ?? [];
+    expect(uses.length).toBeGreaterThan(0);
+    for (const u of uses) expect(u).toMatch(/fileURLToPath\(import\.meta\.url\)\)/);
+  });
+});
