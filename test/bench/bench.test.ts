@@ -299,6 +299,30 @@ describe('bench runner and command line', () => {
   });
 });
 
+/** Runs the bench as a user would (killed after 50 s), with what it printed. */
+function runBench(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), 50_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The result files a run printed for `scenario`. */
+const resultFiles = (stdout: string, scenario: string) =>
+  stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('/') && l.includes(`/bench/results/${scenario}-`) && /\.(json|md|svg)$/.test(l));
+
 describe.skipIf(!mustRun('cluster'))('npm run bench -- actor-ask (smoke)', () => {
   const written: string[] = [];
   afterAll(() => {
@@ -306,23 +330,8 @@ describe.skipIf(!mustRun('cluster'))('npm run bench -- actor-ask (smoke)', () =>
   });
 
   it('measures both sides on a real node and writes JSON, markdown and SVG', async () => {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/main.ts', 'actor-ask', '--seconds', '1', '--rounds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGTERM'), 50_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-    const files = run.stdout
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => /^\/.*\/bench\/results\/actor-ask-.*\.(json|md|svg)$/.test(l));
+    const run = await runBench(process.execPath, ['--import', 'tsx', 'bench/main.ts', 'actor-ask', '--seconds', '1', '--rounds', '1']);
+    const files = resultFiles(run.stdout, 'actor-ask');
     written.push(...files);
     expect(run.code, run.stderr).toBe(0);
     expect(files.map((f) => path.extname(f)).sort()).toEqual(['.json', '.md', '.svg']);
@@ -353,23 +362,8 @@ describe('npm run bench (smoke): the bench runs from its own bundle', () => {
   });
 
   it('compiles itself into .build/bench, then runs sandbox-call from there: its threads and component load from the bundle', async () => {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('npm', ['run', '-s', 'bench', '--', 'sandbox-call', '--seconds', '0.3', '--warmup', '0', '--rounds', '1'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGTERM'), 50_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-    const files = run.stdout
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => /^\/.*\/bench\/results\/sandbox-call-.*\.(json|md|svg)$/.test(l));
+    const run = await runBench('npm', ['run', '-s', 'bench', '--', 'sandbox-call', '--seconds', '0.3', '--warmup', '0', '--rounds', '1']);
+    const files = resultFiles(run.stdout, 'sandbox-call');
     written.push(...files);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^compiled bench\/main\.ts into \.build\/bench \(\d+ source files\)$/m);
