@@ -1,22 +1,21 @@
-// The reference of the a2a-send bench: the official @a2a-js/sdk server (DefaultRequestHandler behind its Express
-// JSON-RPC handler, the agent card at /.well-known/agent-card.json) as a process of its own, with one of two executors:
-//   --executor trivial (the default) only publishes events, no model at all:
-//     --mode reply  one agent Message (a bare reply);
-//     --mode task   a Task, a working status, an artifact and a completed status.
-//   --executor model is what an agent built on the SDK does: it calls the platform's scripted model with the demo agent's
+// The reference of the a2a-send bench (run by bench/a2a-reference-server.ts as a process of its own; a2a-send's test
+// starts it in-process): the official @a2a-js/sdk server (DefaultRequestHandler behind its Express JSON-RPC handler,
+// the agent card at /.well-known/agent-card.json) with one of two executors:
+//   executor trivial (the default) only publishes events, no model at all:
+//     mode reply  one agent Message (a bare reply);
+//     mode task   a Task, a working status, an artifact and a completed status.
+//   executor model is what an agent built on the SDK does: it calls the platform's scripted model with the demo agent's
 //   rules (runtime/models/demo-rules.yaml) through the same AI SDK provider code the platform uses (`languageModel`,
-//   @ai-sdk/openai-compatible) — at --model-url when given (the bench runs the model as a process of its own,
+//   @ai-sdk/openai-compatible) — at modelUrl when given (the bench runs the model as a process of its own,
 //   bench/scripted-model.ts), else served by this process on loopback:
-//     --mode reply  one model call with the user's text, no tools (generateText, non-streamed, as the platform asks a
-//                   turn nobody watches);
-//                   its text is the agent Message;
-//     --mode task   a Task (submitted) and a working status, then generateText with `calc_add` as a JS tool (up to
-//                   three steps), then the final text as an artifact and a completed status.
-// --store memory keeps tasks in the SDK's InMemoryTaskStore; --store database in its DatabaseTaskStore on the
-// PostgreSQL of DATABASE_URL (the SDK's own `a2a-db upgrade` creates the table first). DatabaseTaskStore needs the
-// `kysely` package: without it the server falls back to the in-memory store and says so in its banner.
-// It listens on a free loopback port and prints one JSON line: {"url", "mode", "executor", "store", "storeNote"?}. It
-// stops on SIGTERM, SIGINT or the end of its standard input (the bench holds it open).
+//     mode reply  one model call with the user's text, no tools (generateText, non-streamed, as the platform asks a
+//                 turn nobody watches);
+//                 its text is the agent Message;
+//     mode task   a Task (submitted) and a working status, then generateText with `calc_add` as a JS tool (up to
+//                 three steps), then the final text as an artifact and a completed status.
+// store memory keeps tasks in the SDK's InMemoryTaskStore; store database in its DatabaseTaskStore on the PostgreSQL
+// of databaseUrl (the SDK's own `a2a-db upgrade` creates the table first). DatabaseTaskStore needs the `kysely`
+// package: without it the server falls back to the in-memory store and says so (storeNote).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -24,14 +23,12 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { generateText, jsonSchema, stepCountIs, tool, type LanguageModel } from 'ai';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type TaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { DEMO_RULES_FILE, languageModel, parseRules, serveScripted } from '../runtime/index.ts';
-import { stopWhenTold } from './child.ts';
 
 export type ReferenceMode = 'reply' | 'task';
 export type ReferenceStore = 'memory' | 'database';
@@ -257,16 +254,4 @@ export async function startReference(opts: { mode: ReferenceMode; store: Referen
       await closeStore();
     },
   };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'reply' }, store: { type: 'string', default: 'memory' }, executor: { type: 'string', default: 'trivial' }, 'model-url': { type: 'string' } } });
-  if ((values.mode !== 'reply' && values.mode !== 'task') || (values.store !== 'memory' && values.store !== 'database') || (values.executor !== 'trivial' && values.executor !== 'model')) {
-    process.stderr.write('usage: a2a-reference.ts [--mode reply|task] [--store memory|database] [--executor trivial|model] [--model-url URL]  (database: DATABASE_URL)\n');
-    process.exit(2);
-  }
-  const modelUrl = values['model-url'];
-  const ref = await startReference({ mode: values.mode, store: values.store, executor: values.executor, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}), ...(modelUrl ? { modelUrl } : {}) });
-  process.stdout.write(`${JSON.stringify({ url: ref.url, mode: values.mode, executor: ref.executor, store: ref.store, ...(ref.storeNote ? { storeNote: ref.storeNote } : {}) })}\n`);
-  stopWhenTold(() => ref.close());
 }

@@ -3,19 +3,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scope } from './cleanup.ts';
 import { SetupError, stopChild } from './cluster.ts';
+import { entryArgv, type BenchEntry } from './entries.ts';
 import { profileFlags } from './profiles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Starts a TypeScript entry of the bench as a Node process of its own and resolves with the JSON object of the
+ * Starts a program of the bench (entries.ts: compiled when the bench is) as a Node process of its own and resolves with the JSON object of the
  * first line it prints that starts with `{`. Its standard input stays open as a lifeline (the child exits at EOF,
  * so nothing outlives a bench that died); the stop step (SIGTERM, then SIGKILL) is registered before it is ready.
  * Every child gets the same Node flags as `npm start`, so no side runs with a different heap; our side's children
  * (`ours`) are profiled when the run profiles (profiles.ts).
  */
-export function startJsonChild<T>(s: Scope, name: string, file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, ours = false): Promise<T & { pid: number }> {
-  const child = spawn(process.execPath, [...(ours ? profileFlags(name) : []), '--max-semi-space-size=64', '--import', 'tsx', path.join(ROOT, 'bench', file), ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startJsonChild<T>(s: Scope, name: string, entry: BenchEntry, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, ours = false): Promise<T & { pid: number }> {
+  const child = spawn(process.execPath, [...(ours ? profileFlags(name) : []), '--max-semi-space-size=64', ...entryArgv(entry), ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   s.defer(`stop ${name} (pid ${child.pid})`, () => stopChild(child, 15_000));
   return new Promise((resolve, reject) => {
     let out = '';

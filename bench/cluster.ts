@@ -10,12 +10,11 @@ import pg from 'pg';
 import { clusterStatus } from '../bin/cli/cluster.ts';
 import { connectNats, createActorRouter, createNatsBus, membersBucket, rendezvousOwner, shardsBucket } from '../runtime/index.ts';
 import type { Scope } from './cleanup.ts';
+import { entryArgv } from './entries.ts';
 import { status } from './runner.ts';
 import { profileFlags } from './profiles.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const MAIN = path.join(ROOT, 'bin', 'main.ts');
-const RAW_RESPONDER = path.join(ROOT, 'bench', 'raw-responder.ts');
 const SHARDS = 256;
 
 /** A problem with the machine or the environment, not a bug: printed as a sentence, without a stack. */
@@ -107,7 +106,7 @@ export interface NodeProcess {
 export function startNode(scope: Scope, env: ClusterEnv & { cluster: string; nodeId: string }): Promise<NodeProcess> {
   // Its own data directory: the default (./.platform) holds the node file of a developer's own `npm start`.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-node-'));
-  const child = spawn(process.execPath, [...profileFlags(`node-${env.nodeId}`), '--max-semi-space-size=64', '--import', 'tsx', MAIN, 'serve'], {
+  const child = spawn(process.execPath, [...profileFlags(`node-${env.nodeId}`), '--max-semi-space-size=64', ...entryArgv('platform'), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -187,7 +186,7 @@ export async function waitForSettledCluster(natsUrl: string, cluster: string, no
 /** The reference responder: a bare NATS subscriber in its own Node process, answering every request with `reply`. */
 export function startRawResponder(scope: Scope, natsUrl: string, subject: string, reply: string): Promise<{ pid: number }> {
   // stdin stays open as a lifeline: if this process dies without cleaning up, the responder sees EOF and exits.
-  const child = spawn(process.execPath, ['--import', 'tsx', RAW_RESPONDER, natsUrl, subject], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, BENCH_RAW_REPLY: reply } });
+  const child = spawn(process.execPath, [...entryArgv('raw-responder'), natsUrl, subject], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, BENCH_RAW_REPLY: reply } });
   scope.defer(`stop the raw responder (pid ${child.pid})`, () => stopChild(child, 5_000));
   return new Promise((resolve, reject) => {
     let err = '';

@@ -119,10 +119,11 @@ function sourcePaths(outDir: string): Plugin {
 
 /**
  * Builds into a folder of its own, then swaps it in: a CLI started meanwhile finds the old bundle or none (tsx).
- * `entry`: bin/main.ts, or bench/main.ts for the bench (`npm run bench`), so a bench measures our code as `npm start`
- * runs it and not as tsx runs it (tsx keeps function names: every closure made per call is renamed as it is made).
+ * `entries`: each output file's name (without .mjs) and its source; the CLI's main.mjs by default, or the bench's
+ * programs (bench/build.ts), so a bench measures our code as `npm start` runs it and not as tsx runs it (tsx keeps
+ * function names: every closure made per call is renamed as it is made).
  */
-export async function compileCli(outDir = OUT_DIR, entry = 'bin/main.ts'): Promise<{ outDir: string; inputs: string[] }> {
+export async function compileCli(outDir = OUT_DIR, entries: Readonly<Record<string, string>> = { main: 'bin/main.ts' }): Promise<{ outDir: string; inputs: string[] }> {
   const started = new Date();
   const tmp = `${outDir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -130,7 +131,7 @@ export async function compileCli(outDir = OUT_DIR, entry = 'bin/main.ts'): Promi
   try {
     const result = await build({
       absWorkingDir: ROOT,
-      entryPoints: [entry],
+      entryPoints: { ...entries },
       outdir: tmp,
       bundle: true,
       splitting: true,
@@ -161,7 +162,6 @@ export async function compileCli(outDir = OUT_DIR, entry = 'bin/main.ts'): Promi
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const out = process.argv[2] ? path.resolve(process.argv[2]) : OUT_DIR;
-  const entry = process.argv[3] ?? 'bin/main.ts';
-  const { inputs } = await compileCli(out, entry);
-  process.stdout.write(`compiled ${entry} into ${path.relative(process.cwd(), out) || '.'} (${inputs.length} source files)\n`);
+  const { inputs } = await compileCli(out);
+  process.stdout.write(`compiled bin/main.ts into ${path.relative(process.cwd(), out) || '.'} (${inputs.length} source files)\n`);
 }

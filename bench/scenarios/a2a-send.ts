@@ -113,13 +113,13 @@ export const a2aSend: Scenario = {
       };
       // The model is a service of its own, as in any deployment: one process serves both sides (they are measured in
       // turn), and neither side under test spends its CPU serving it.
-      const model = await startJsonChild<ScriptedModelInfo>(s, 'the scripted model', 'scripted-model.ts', [], refEnv());
+      const model = await startJsonChild<ScriptedModelInfo>(s, 'the scripted model', 'scripted-model', [], refEnv());
       const modelArgs = ['--model-url', model.baseUrl];
       const reference = (executor: 'trivial' | 'model', mode: 'reply' | 'task', db?: string) =>
-        startJsonChild<ReferenceInfo>(s, `the SDK reference (${executor}, ${mode})`, 'a2a-reference.ts', ['--mode', mode, '--executor', executor, '--store', db ? 'database' : 'memory', ...(executor === 'model' ? modelArgs : [])], refEnv(db));
+        startJsonChild<ReferenceInfo>(s, `the SDK reference (${executor}, ${mode})`, 'a2a-reference-server', ['--mode', mode, '--executor', executor, '--store', db ? 'database' : 'memory', ...(executor === 'model' ? modelArgs : [])], refEnv(db));
       const tasks = !taskSkip && 'url' in refDb && 'url' in refModelDb;
       const [node, replyRef, modelReplyRef, taskRef, modelTaskRef] = await Promise.all([
-        startJsonChild<A2aNodeInfo>(s, 'the platform node', 'a2a-node.ts', [...modelArgs, '--model', model.model], nodeEnv, 120_000, true),
+        startJsonChild<A2aNodeInfo>(s, 'the platform node', 'a2a-node', [...modelArgs, '--model', model.model], nodeEnv, 120_000, true),
         reference('trivial', 'reply'),
         reference('model', 'reply'),
         tasks ? reference('trivial', 'task', refDb.url) : Promise.resolve(undefined),

@@ -29,7 +29,7 @@ export const builtinCall: Scenario = {
       status('builtin-call: starting a platform node as its own process');
       const nodeEnv: NodeJS.ProcessEnv = { ...process.env, PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency * 2)) };
       delete nodeEnv.DATABASE_URL;
-      const node = await startJsonChild<McpNodeInfo>(s, 'the platform node', 'mcp-node.ts', [], nodeEnv, 120_000, true);
+      const node = await startJsonChild<McpNodeInfo>(s, 'the platform node', 'mcp-node', [], nodeEnv, 120_000, true);
       // The demo gateway has the Code Runner bound from the first start.
       const ours = mcpLoadClient({ origin: node.url, host: node.demoHost, path: '/', headers: { authorization: `Bearer ${node.key}` } }, opts.concurrency);
       s.defer('close the load client', () => ours.close());

@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { FormData, request } from 'undici';
 import { hostileUploads } from '../../test/helpers/hostile-archives.ts';
 import { interruption, scope } from '../cleanup.ts';
 import { privateDatabase, SetupError, stopChild } from '../cluster.ts';
+import { entryArgv } from '../entries.ts';
 import { status, type Measured } from '../runner.ts';
 import { ratio, summarize } from '../stats.ts';
 import { runParameters, type Scenario } from '../scenario.ts';
 
-const NODE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'hostile-node.ts');
 /** The bystander's pace: one request at a time, this long between them. */
 const GAP_MS = 5;
 /** What the hostile-input tests hold the bystander's worst latency to. */
@@ -117,7 +115,7 @@ export const hostileUpload: Scenario = {
 };
 
 function startHostileNode(s: ReturnType<typeof scope>, env: NodeJS.ProcessEnv): Promise<NodeInfo> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', NODE], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', ...entryArgv('hostile-node')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   s.defer(`stop the node (pid ${child.pid})`, () => stopChild(child, 15_000));
   return new Promise((resolve, reject) => {
     let out = '';

@@ -32,9 +32,9 @@ export const mcpCall: Scenario = {
       const nodeEnv: NodeJS.ProcessEnv = { ...process.env, PLATFORM_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(1024, opts.concurrency * 2)) };
       delete nodeEnv.DATABASE_URL;
       const [node, sdk, echo] = await Promise.all([
-        startJsonChild<McpNodeInfo>(s, 'the platform node', 'mcp-node.ts', [], nodeEnv, 120_000, true),
-        startJsonChild<{ origin: string }>(s, 'the SDK server', 'mcp-reference-server.ts', ['--kind', 'sdk'], process.env),
-        startJsonChild<{ origin: string }>(s, 'the echo server', 'mcp-reference-server.ts', ['--kind', 'echo'], process.env),
+        startJsonChild<McpNodeInfo>(s, 'the platform node', 'mcp-node', [], nodeEnv, 120_000, true),
+        startJsonChild<{ origin: string }>(s, 'the SDK server', 'mcp-reference-server', ['--kind', 'sdk'], process.env),
+        startJsonChild<{ origin: string }>(s, 'the echo server', 'mcp-reference-server', ['--kind', 'echo'], process.env),
       ]);
       status(`mcp-call: platform node (pid ${node.pid}, ${node.driver}) at ${node.url}; SDK server (pid ${sdk.pid}) at ${sdk.origin}; echo (pid ${echo.pid}) at ${echo.origin}`);
 

@@ -108,7 +108,7 @@ export const pushFanout: Scenario = {
         }
       }
       status('push-fanout: starting the platform node');
-      const node = await startJsonChild<PushNodeInfo>(s, 'the platform node', 'push-node.ts', [], env, 120_000, true);
+      const node = await startJsonChild<PushNodeInfo>(s, 'the platform node', 'push-node', [], env, 120_000, true);
       status(`push-fanout: node pid ${node.pid} (${node.driver}) at ${node.url}`);
       const clientA = a2aLoadClient({ origin: node.url, host: node.a.host, headers: { authorization: `Bearer ${node.a.key}` } }, opts.concurrency);
       const clientB = a2aLoadClient({ origin: node.url, host: node.b.host, headers: { authorization: `Bearer ${node.b.key}` } }, 8);

@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compileCli } from '../../bin/compile-cli.ts';
 import { parseBenchArgs } from '../../bench/args.ts';
 import { budgetNote, cpuBudget } from '../../bench/budget.ts';
+import { BENCH_BUNDLE, BENCH_ENTRIES, entryArgv, runningBundled } from '../../bench/entries.ts';
 import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
 import { comparisons, cpuCell, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
 import { measure } from '../../bench/runner.ts';
@@ -366,7 +368,7 @@ describe('npm run bench (smoke): the bench runs from its own bundle', () => {
     const files = resultFiles(run.stdout, 'sandbox-call');
     written.push(...files);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/^compiled bench\/main\.ts into \.build\/bench \(\d+ source files\)$/m);
+    expect(run.stderr).toMatch(/^compiled the bench's 10 programs into \.build\/bench \(\d+ source files\)$/m);
     expect(existsSync(path.join(ROOT, '.build', 'bench', 'main.mjs'))).toBe(true);
     const json = JSON.parse(readFileSync(files.find((f) => f.endsWith('.json'))!, 'utf8')) as Report;
     expect(json.rows.map((r) => [r.label, r.role])).toEqual([
@@ -378,6 +380,41 @@ describe('npm run bench (smoke): the bench runs from its own bundle', () => {
       expect(r.throughput).toBeGreaterThan(0);
       expect(r.errors).toBe(0);
     }
+  }, 60_000);
+
+  it('runs every program of its own from the bundle when it runs from there, from the sources under tsx otherwise', async () => {
+    expect(runningBundled(path.join(ROOT, '.build', 'bench', 'main.mjs'))).toBe(true);
+    expect(runningBundled(path.join(ROOT, 'bench', 'main.ts'))).toBe(false);
+    expect(entryArgv('mcp-node', true)).toEqual([path.join(ROOT, '.build', 'bench', 'mcp-node.mjs')]);
+    expect(entryArgv('platform', false)).toEqual(['--import', `file://${path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')}`, path.join(ROOT, 'bin', 'main.ts')]);
+
+    await compileCli(BENCH_BUNDLE, BENCH_ENTRIES);
+    for (const entry of Object.keys(BENCH_ENTRIES)) expect(existsSync(path.join(BENCH_BUNDLE, `${entry}.mjs`)), entry).toBe(true);
+    // The CLI's entry in the bench's bundle (the cluster scenarios' nodes) finds its package.json from there.
+    const version = await runBench(process.execPath, [...entryArgv('platform', true), '--version']);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(`platform ${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version} (agent-platform) on Node ${process.versions.node}`);
+    // A reference server from the bundle serves, and stops at the end of its input.
+    const child = spawn(process.execPath, [...entryArgv('mcp-reference-server', true), '--kind', 'echo'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.once('close', (code) => reject(new Error(`the echo server exited (${code}) before printing`)));
+      });
+      const echo = JSON.parse(line) as { origin: string; kind: string };
+      expect(echo.kind).toBe('echo');
+      const res = await fetch(echo.origin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ a: 1 });
+    } finally {
+      child.stdin.end();
+    }
+    expect(await exited).toBe(0);
   }, 60_000);
 
   it("bin/compile-cli.ts has the rewrite's text only where it means its own URL, so the bundled bench compiles a working CLI", () => {
