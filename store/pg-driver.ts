@@ -12,6 +12,8 @@ export interface PgOptions {
    * transaction mode that cannot carry prepared statements across its server connections.
    */
   prepare?: boolean;
+  /** The clock of the re-planning period (REPLAN_MS); Date.now by default. A test's own clock steps it. */
+  now?: () => number;
 }
 
 /**
@@ -53,11 +55,11 @@ export const REPLAN_MS = 1000;
  * the user's on the client's queue ('acquire' comes before the client is handed out), so it costs one round trip a
  * period per connection, and it is outside any transaction (one begins after the client is handed out).
  */
-function replanEvery(pool: pg.Pool, ms: number): void {
+function replanEvery(pool: pg.Pool, ms: number, clock: () => number): void {
   const due = new WeakMap<pg.PoolClient, number>();
-  pool.on('connect', (client) => due.set(client, Date.now() + ms));
+  pool.on('connect', (client) => due.set(client, clock() + ms));
   pool.on('acquire', (client) => {
-    const now = Date.now();
+    const now = clock();
     if (now < (due.get(client) ?? 0)) return;
     due.set(client, now + ms);
     // A failure here is the connection's: the user's statement behind it meets it too.
@@ -90,7 +92,7 @@ export async function openPg(opts: PgOptions): Promise<Db> {
   const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.max ?? 10, ...(options ? { options } : {}) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  if (prepare) replanEvery(pool, REPLAN_MS);
+  if (prepare) replanEvery(pool, REPLAN_MS, opts.now ?? Date.now);
   const names = prepare ? processStatementNames : null;
   const base = wrap(pool, names, false);
 

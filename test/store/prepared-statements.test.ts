@@ -36,7 +36,9 @@ describe('prepared statements on PostgreSQL: hot statements are parsed and plann
   pgOnly('prepares a statement run twice, not with PLATFORM_DB_PREPARE off; a plan gone stale under a migration is run again unnamed', async () => {
     const schema = `p_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     // One connection each, so that pg_prepared_statements (per session) shows what the queries left.
-    const db = await openPg({ connectionString: DATABASE_URL!, schema, max: 1 });
+    // The period runs on a clock of the test's own: a slow machine (the insert below can take a second) cannot end it early.
+    let now = 0;
+    const db = await openPg({ connectionString: DATABASE_URL!, schema, max: 1, now: () => now });
     const off = await openPg({ connectionString: DATABASE_URL!, schema, max: 1, prepare: false });
     try {
       await db.exec('create table t (id int primary key, name text)');
@@ -71,7 +73,9 @@ describe('prepared statements on PostgreSQL: hot statements are parsed and plann
 
   pgOnly('a plan kept while a table was small is made again for the table as it grew, on the first use past REPLAN_MS', async () => {
     const schema = `p_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const db = await openPg({ connectionString: DATABASE_URL!, schema, max: 1 });
+    // The period runs on a clock of the test's own: a slow machine (the insert below can take a second) cannot end it early.
+    let now = 0;
+    const db = await openPg({ connectionString: DATABASE_URL!, schema, max: 1, now: () => now });
     try {
       // Autovacuum off for the table: its analyze would also make the plan again, and this test is of the driver.
       await db.exec('create table g (id int primary key, k int not null, v text) with (autovacuum_enabled = false); create index g_k on g (k)');
@@ -89,8 +93,10 @@ describe('prepared statements on PostgreSQL: hot statements are parsed and plann
       // The table grows 20,000-fold. Within REPLAN_MS the connection keeps the plan it has: the scan, now of every row.
       await db.exec("insert into g select i, i, 'v' || i from generate_series(11, 200000) i");
       expect(await plan()).toMatch(/^Seq Scan on g/);
+      now += REPLAN_MS - 1;
+      expect(await plan()).toMatch(/^Seq Scan on g/);
       // Past it, the connection's next use drops its kept plans first; the next one is made for the table as it is.
-      await new Promise((r) => setTimeout(r, REPLAN_MS + 50));
+      now += 1;
       expect((await db.query(select, [150000])).rows).toEqual([{ v: 'v150000' }]);
       expect(await plan()).toMatch(/^(Index|Bitmap Heap) Scan .*on g/);
     } finally {
