@@ -9,9 +9,10 @@ import { profileFlags } from './profiles.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Starts a program of the bench (entries.ts: compiled when the bench is) as a Node process of its own and resolves with the JSON object of the
- * first line it prints that starts with `{`. Its standard input stays open as a lifeline (the child exits at EOF,
- * so nothing outlives a bench that died); the stop step (SIGTERM, then SIGKILL) is registered before it is ready.
+ * Starts a program of the bench (entries.ts: compiled with the bench, run as the bench runs) as a Node process of its
+ * own and resolves with the JSON object of the first line it prints that starts with `{`. Its standard input stays
+ * open as a lifeline (the child exits at EOF, so nothing outlives a bench that died); the stop step (SIGTERM, then
+ * SIGKILL) is registered before it is ready.
  * Every child gets the same Node flags as `npm start`, so no side runs with a different heap; our side's children
  * (`ours`) are profiled when the run profiles (profiles.ts).
  */
