@@ -21,11 +21,14 @@ const MEANS = new Map<string, string>(Object.values(PATTERNS).map((p) => [p.patt
 type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 
 const make = (coerceTypes: Options['coerceTypes']) => {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false });
+  // The schemas are the routes' own constants, so they are not checked against Ajv's meta-schema: compiling that
+  // meta-schema was one turn of 20-75 ms per instance (past the main-thread budget, DESIGN §5, on a slow machine). A
+  // schema that is wrong still fails its compile: strict mode refuses unknown keywords, wrong keyword values and
+  // unknown types as it generates the code (test/edge/management-schemas.test.ts).
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false, validateSchema: false });
   // A CommonJS module: its default import is the module object, which carries the plugin as `default`.
   ajvFormats.default(ajv);
-  // Compiling once compiles Ajv's meta-schema (every schema is checked against it) and a format: some 25 ms, more on
-  // a loaded machine, which would otherwise be paid inside the first request that needs a validator.
+  // Compiling once compiles a format's code: paid here, in a compile-ahead turn, not in a request.
   ajv.compile({ type: 'string', format: 'uuid' });
   return ajv;
 };
