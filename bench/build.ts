@@ -1,4 +1,4 @@
-// `npm run bench` compiles the bench first (about a second), as `npm install` compiles the CLI: every program it runs
+// `npm run bench` compiles the bench first (a few seconds), as `npm install` compiles the CLI: every program it runs
 // as a process of its own (entries.ts) into .build/bench, so each side is measured as `npm start` runs code, not tsx.
 import path from 'node:path';
 import { compileCli } from '../bin/compile-cli.ts';
