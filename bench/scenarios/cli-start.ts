@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { compileCli } from '../../bin/compile-cli.ts';
 import { scope } from '../cleanup.ts';
 import { SetupError, stopChild } from '../cluster.ts';
+import { entryArgv } from '../entries.ts';
 import { figure, median, type Figure } from '../figures.ts';
 import { status } from '../runner.ts';
 import type { Scenario } from '../scenario.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PLATFORM = path.join(ROOT, 'bin', 'platform');
-const TSX_LOADER = `file://${path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')}`;
 
 /** Issue 14 §3: the CLI starts in under 300 ms (compiled ahead of time). */
 export const TARGET_MS = 300;
@@ -23,7 +23,7 @@ export const RUNS = 9;
 const WAYS = [
   { label: 'bin/platform (compiled)', role: 'ours', argv: (args: string[]) => [PLATFORM, ...args] },
   { label: 'node on the bundle, no launcher', role: 'reference', argv: (args: string[]) => [process.execPath, '--max-semi-space-size=64', path.join(ROOT, '.build', 'cli', 'main.mjs'), ...args] },
-  { label: 'tsx on bin/main.ts (before)', role: 'reference', argv: (args: string[]) => [process.execPath, '--max-semi-space-size=64', '--import', TSX_LOADER, path.join(ROOT, 'bin', 'main.ts'), ...args] },
+  { label: 'tsx on bin/main.ts (before)', role: 'reference', argv: (args: string[]) => [process.execPath, '--max-semi-space-size=64', ...entryArgv('platform', false), ...args] },
 ] as const;
 
 const COMMANDS = [
