@@ -54,7 +54,7 @@ export type PluginVersionWire = Static<typeof PluginVersion>;
 
 const PluginSpecifications = Type.Object(
   { type: Type.Enum(CAPABILITY_TYPES), active_version: Type.Integer({ minimum: 0 }), versions: Type.Array(PluginVersion) },
-  { description: 'Of a plugin (or connector): its versions.' },
+  { $id: 'PluginSpecifications', description: 'Of a plugin (or connector): its versions.' },
 );
 const BuiltinSpecifications = Type.Object(
   {
@@ -64,7 +64,7 @@ const BuiltinSpecifications = Type.Object(
     config: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
     tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String() }), { description: 'The tools it gives a gateway or agent it is bound to (an extension of the spec).' }),
   },
-  { description: 'Of a built-in (spec §2).' },
+  { $id: 'BuiltinSpecifications', description: 'Of a built-in (spec §2).' },
 );
 
 const ConnectorSpecifications = Type.Object(
@@ -78,7 +78,7 @@ const ConnectorSpecifications = Type.Object(
       description: 'Its operations (REST), or the tools the MCP server listed when the connector was made (the surfaces list it live).',
     }),
   },
-  { description: 'Of a connector (an extension of the spec, which does not show it).' },
+  { $id: 'ConnectorSpecifications', description: 'Of a connector (an extension of the spec, which does not show it).' },
 );
 
 export const CapabilitySchema = Type.Object(
@@ -92,7 +92,7 @@ export const CapabilitySchema = Type.Object(
     is_active: Type.Boolean(),
     active_version: Type.Integer({ minimum: 0, description: '0 means no activated version.' }),
     logo_url: Type.String(),
-    specifications: Type.Union([PluginSpecifications, BuiltinSpecifications, ConnectorSpecifications]),
+    specifications: Type.Union([component(PluginSpecifications), component(BuiltinSpecifications), component(ConnectorSpecifications)]),
     audit_info: Type.Object({
       created_at: Timestamp('Creation time'),
       created_by: Type.String({ description: 'UUID of the creating principal.' }),
@@ -277,4 +277,4 @@ export const GateDecided = data(
 );
 
 /** The named components, registered on the app before any route refers to them. */
-export const COMPONENTS: TSchema[] = [CapabilitySchema, UploadResultSchema, DeviceAuthorizationSchema, TokenResponseSchema, GateSchema];
+export const COMPONENTS: TSchema[] = [PluginSpecifications, BuiltinSpecifications, ConnectorSpecifications, CapabilitySchema, UploadResultSchema, DeviceAuthorizationSchema, TokenResponseSchema, GateSchema];

@@ -172,11 +172,15 @@ describe('the OpenAPI document of the management API', () => {
   });
 
   it('names the spec\'s resources as components, and every reference resolves', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'Capability', 'DeviceAuthorization', 'IdentityLink', 'JournalEntry', 'ManagementError', 'PluginBuild', 'PluginUploadResult', 'Schedule', 'Skill', 'TokenResponse', 'Trigger', 'Workflow', 'WorkflowRun']);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['ApprovalGate', 'Attachment', 'AutonomyDecision', 'AutonomyPolicy', 'BuiltinSpecifications', 'Capability', 'ConnectorSpecifications', 'DeviceAuthorization', 'IdentityLink', 'JournalEntry', 'ManagementError', 'PluginBuild', 'PluginSpecifications', 'PluginUploadResult', 'Schedule', 'Skill', 'TokenResponse', 'Trigger', 'Workflow', 'WorkflowRun']);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();
     // account_id is on plugins and connectors only: built-ins belong to the platform.
+    // A capability's specifications are one of three named shapes (a generated client gets a type for each).
+    expect(doc.components.schemas.Capability.properties.specifications.anyOf.map((s: { $ref: string }) => s.$ref)).toEqual(
+      ['PluginSpecifications', 'BuiltinSpecifications', 'ConnectorSpecifications'].map((n) => `#/components/schemas/${n}`),
+    );
     expect(doc.components.schemas.Capability.required).toEqual(['id', 'name', 'description', 'namespace', 'type', 'is_active', 'active_version', 'logo_url', 'specifications', 'audit_info']);
     expect(doc.components.schemas.TokenResponse.required).toEqual(['access_token', 'token_type', 'expires_in', 'scope']);
   });
