@@ -74,6 +74,52 @@ describe('sandbox threads', () => {
     expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: 1 });
   });
 
+  it('a thread spins for back-to-back calls and takes them without being woken, parks when calls come further apart, and misses none', async () => {
+    // The main thread spins for every reply (the node's policy does only while its loop has time to spare), so that it
+    // calls again at once, as the sandbox-call bench does at one call in flight.
+    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64, spinPolicy: { allowance: () => 300, spent() {}, spare: () => true, stop() {} } });
+    onTestFinished(() => threads.close());
+    await threads.warm;
+    const call = () => threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000));
+    // Back-to-back calls until the thread has taken one while spinning (how many that needs depends on the machine's
+    // scheduling: a spin misses whenever the next call comes later than it lasts).
+    const untilCaught = async () => {
+      const before = threads.stats().caughtSpinning;
+      let calls = 0;
+      while (threads.stats().caughtSpinning === before && calls < 20_000) {
+        expect(await call()).toEqual({ missing: true });
+        calls++;
+      }
+      return calls;
+    };
+    const first = await untilCaught();
+    expect(first).toBeLessThan(20_000);
+    // Calls 5 ms apart: every spin misses, and the thread tries again after twice as many parks each time (4 tries in
+    // 12 parks), so it spins for almost none; each call still finds it, parked and woken.
+    const caught = threads.stats().caughtSpinning;
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      expect(await call()).toEqual({ missing: true });
+    }
+    expect(threads.stats().caughtSpinning - caught).toBeLessThanOrEqual(1);
+    // Back to back again: once its backoff has run out, a spin catches a call again.
+    const second = await untilCaught();
+    expect(second).toBeLessThan(20_000);
+    if (process.env.SPIN_DEBUG) console.log('calls until caught', first, second);
+    // Many threads with calls at once (more than leave a core to the loop, so none spins): all are answered.
+    const many = createSandboxThreads({ threads: 4, maxHeapMb: 64 });
+    onTestFinished(() => many.close());
+    await many.warm;
+    const replies = await Promise.all(Array.from({ length: 16 }, async () => {
+      const got = [];
+      for (let i = 0; i < 25; i++) got.push(await many.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000)));
+      return got;
+    }));
+    expect(replies.flat()).toEqual(Array.from({ length: 400 }, () => ({ missing: true })));
+    expect(many.stats()).toMatchObject({ threads: 4, queued: 0, completed: 400 });
+    expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: first + second + 12 });
+  });
+
   it('closing refuses the calls still queued', async () => {
     const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64 });
     await threads.warm;

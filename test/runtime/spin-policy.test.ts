@@ -17,14 +17,18 @@ describe('the main thread spins for sandbox replies only with time to spare', ()
   it('spins while the loop is mostly idle, not while it is busy, and not before it has been measured', async () => {
     const spin = createSpinPolicy({ cores: 2 });
     onTestFinished(() => spin.stop());
-    // Nothing measured yet: assume a busy loop.
+    // Nothing measured yet: assume a busy loop. `spare` (what the sandbox threads spin by) says the same.
     expect(spin.allowance(1)).toBe(0);
+    expect(spin.spare()).toBe(false);
     await idle(120);
     expect(spin.allowance(1)).toBe(40);
+    expect(spin.spare()).toBe(true);
     await busy(150);
     expect(spin.allowance(1)).toBe(0);
+    expect(spin.spare()).toBe(false);
     await idle(120);
     expect(spin.allowance(1)).toBe(40);
+    expect(spin.spare()).toBe(true);
   });
 
   it('does not count its own spinning as load', async () => {

@@ -26,6 +26,8 @@ export interface SpinPolicy {
   allowance(busy: number): number;
   /** The caller spun this long. */
   spent(us: number): void;
+  /** Whether the loop has time to spare (its load of the last window, spinning not counted, under MAX_LOAD). */
+  spare(): boolean;
   stop(): void;
 }
 
@@ -63,6 +65,7 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       spunInTurn += us;
       spunTotal += us;
     },
+    spare: () => load <= MAX_LOAD,
     stop: () => clearInterval(sampler),
   };
 }

@@ -1,18 +1,57 @@
 // The entry of a sandbox thread (threads.ts). Plain JavaScript: worker threads do not go through the TypeScript loader.
 // The thread runs one call at a time: it parks on its doorbell (the REQUESTS word of its shared block), takes the call
 // off its port, runs it (worker.mjs), posts the reply and rings the REPLIES word, which the main thread may be watching.
-// It does not spin before it parks: on a small machine, the core it would burn is the one the node's loop needs.
+//
+// Before it parks, it may spin a little for the next call: waking a parked thread costs 30-100 us on a small VM (the
+// hypervisor's cost), more than a call. It spins only while spinning pays, and only one thread at a time, so the core
+// it burns is never one the node's loop needs for long:
+// - only while the last spin caught a call: calls that come back to back (a caller that calls again as soon as it has
+//   its answer; a queue that refills the thread) keep it spinning; calls further apart than the spin (an MCP request
+//   at one connection comes every 600-900 us) stop it, and it tries again after twice as many parks, up to MAX_BACKOFF;
+// - only the thread that holds the shared SPINNER word (threads.ts gives every thread the same block), and only while
+//   the node's loop has time to spare and no more threads have calls than leave it a core (the SPARE and BUSY words,
+//   kept by the main thread): a gateway whose loop is its limit (16 connections) gives its core to no spinner.
+// On a 2-core VM the sandbox-call bench at one call in flight went from 7,000-15,000 calls/s (p50 60-130 us) to
+// 37,000-65,000 (p50 12-13 us); at 64 in flight, and mcp-call at 16 connections and at one, it stayed within the VM's
+// run-to-run spread.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
 import invoke from './worker.mjs';
 
 const REQUESTS = 0;
 const REPLIES = 1;
-const { port, control } = workerData;
+const CAUGHT = 2;
+const SPIN_MS = 0.1;
+const MAX_BACKOFF = 64;
+const SPINNER = 0;
+const BUSY = 1;
+const SPARE = 2;
+const { port, control, spinner, maxBusyToSpin } = workerData;
 const words = new Int32Array(control);
+const shared = new Int32Array(spinner);
 let seen = 0;
+// Parks left before the next try at spinning, and how many the last miss set.
+let skip = 0;
+let backoff = 0;
+
+/** Spins up to SPIN_MS for a call to be posted; true if one was. */
+function spin() {
+  if (skip > 0) {
+    skip--;
+    return false;
+  }
+  if (Atomics.load(shared, SPARE) === 0 || Atomics.load(shared, BUSY) > maxBusyToSpin || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
+  const until = performance.now() + SPIN_MS;
+  let caught = false;
+  while (!(caught = Atomics.load(words, REQUESTS) !== seen) && performance.now() < until);
+  Atomics.store(shared, SPINNER, 0);
+  if (caught) Atomics.add(words, CAUGHT, 1);
+  backoff = caught ? 0 : Math.min(MAX_BACKOFF, Math.max(1, backoff * 2));
+  skip = backoff;
+  return caught;
+}
 
 function park() {
-  Atomics.wait(words, REQUESTS, seen);
+  if (!spin()) Atomics.wait(words, REQUESTS, seen);
   seen = Atomics.load(words, REQUESTS);
 }
 

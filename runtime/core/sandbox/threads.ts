@@ -1,13 +1,20 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
-import { createSpinPolicy } from './spin-policy.ts';
+import { createSpinPolicy, type SpinPolicy } from './spin-policy.ts';
 import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
 
-// The two words of a thread's shared block (thread-entry.mjs): calls posted to it, replies it posted.
+// The words of a thread's shared block (thread-entry.mjs): calls posted to it, replies it posted, and calls it took while
+// spinning for them instead of parked.
 const REQUESTS = 0;
 const REPLIES = 1;
+const CAUGHT = 2;
+// The words of the block all threads share after the spinner's (thread-entry.mjs): threads with a call, and whether the
+// main thread's loop has time to spare.
+const BUSY = 1;
+const SPARE = 2;
 
 /** Threads in a row that may die while loading before no more are started. */
 const MAX_BOOT_FAILURES = 3;
@@ -48,7 +55,8 @@ export interface SandboxThreads {
    * the watchdog stopped it.
    */
   run(task: object, signal: CallSignal, transferList?: TransferListItem[]): Promise<unknown>;
-  stats(): { threads: number; queued: number; completed: number };
+  /** `caughtSpinning`: calls the live threads took while spinning for them (thread-entry.mjs), not woken from parked. */
+  stats(): { threads: number; queued: number; completed: number; caughtSpinning: number };
   close(): Promise<void>;
 }
 
@@ -58,7 +66,7 @@ export interface SandboxThreads {
  * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
  * dies (out of memory, terminated at a deadline) is replaced at once.
  */
-export function createSandboxThreads(opts: { threads: number; maxHeapMb: number }): SandboxThreads {
+export function createSandboxThreads(opts: { threads: number; maxHeapMb: number; spinPolicy?: SpinPolicy }): SandboxThreads {
   const threads: Thread[] = [];
   const queue: Call[] = [];
   let completed = 0;
@@ -67,13 +75,25 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
   // next would most likely die the same way. With no thread left, every call is refused with the last reason.
   let bootFailures = 0;
   let broken: Error | null = null;
-  const spin = createSpinPolicy();
+  const spin = opts.spinPolicy ?? createSpinPolicy();
+  // Shared by every thread (thread-entry.mjs): the word a thread holds while it spins for its next call (one spinner at
+  // a time), then what the main thread keeps current for it at every call: how many threads have a call and whether
+  // the loop has time to spare (no spinning while either needs the cores).
+  const spinner = new SharedArrayBuffer(12);
+  const shared = new Int32Array(spinner);
+  const maxBusyToSpin = Math.max(1, availableParallelism() - 1);
+  const publishBusy = () => {
+    let busy = 0;
+    for (const x of threads) if (x.call && !x.gone) busy++;
+    Atomics.store(shared, BUSY, busy);
+    Atomics.store(shared, SPARE, spin.spare() ? 1 : 0);
+  };
 
   const spawn = (): Thread => {
     const { port1, port2 } = new MessageChannel();
-    const control = new SharedArrayBuffer(8);
+    const control = new SharedArrayBuffer(12);
     const worker = new Worker(ENTRY_FILE, {
-      workerData: { port: port2, control },
+      workerData: { port: port2, control, spinner, maxBusyToSpin },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
     });
@@ -109,6 +129,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
     call.signal.onStop = null;
     call.resolve(message);
     dispatch();
+    publishBusy();
   }
 
   function exited(t: Thread) {
@@ -125,6 +146,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
       // a timeout.
       call.signal.onStop = null;
     }
+    publishBusy();
     const next = closing || bootFailures >= MAX_BOOT_FAILURES ? null : spawn();
     if (!closing && threads.length === 0) {
       broken = err;
@@ -169,6 +191,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
       t.port.unref();
       return refuse(call, err as Error);
     }
+    publishBusy();
     Atomics.add(t.words, REQUESTS, 1);
     Atomics.notify(t.words, REQUESTS, 1);
     spinForReplies();
@@ -228,7 +251,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number 
         dispatch();
       });
     },
-    stats: () => ({ threads: threads.length, queued: queue.length, completed }),
+    stats: () => ({ threads: threads.length, queued: queue.length, completed, caughtSpinning: threads.reduce((n, t) => n + Atomics.load(t.words, CAUGHT), 0) }),
     async close() {
       closing = true;
       spin.stop();
