@@ -15,16 +15,11 @@
 // 37,000-65,000 (p50 12-13 us); at 64 in flight, and mcp-call at 16 connections and at one, it stayed within the VM's
 // run-to-run spread.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { BUSY, CAUGHT, REPLIES, REQUESTS, SPARE, SPINNER } from './thread-words.mjs';
 import invoke from './worker.mjs';
 
-const REQUESTS = 0;
-const REPLIES = 1;
-const CAUGHT = 2;
 const SPIN_MS = 0.1;
 const MAX_BACKOFF = 64;
-const SPINNER = 0;
-const BUSY = 1;
-const SPARE = 2;
 const { port, control, spinner, maxBusyToSpin } = workerData;
 const words = new Int32Array(control);
 const shared = new Int32Array(spinner);

@@ -2,19 +2,12 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { createSpinPolicy, type SpinPolicy } from './spin-policy.ts';
+// @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
+import { BUSY, CAUGHT, REPLIES, REQUESTS, SHARED_WORDS, SPARE, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
 
-// The words of a thread's shared block (thread-entry.mjs): calls posted to it, replies it posted, and calls it took while
-// spinning for them instead of parked.
-const REQUESTS = 0;
-const REPLIES = 1;
-const CAUGHT = 2;
-// The words of the block all threads share after the spinner's (thread-entry.mjs): threads with a call, and whether the
-// main thread's loop has time to spare.
-const BUSY = 1;
-const SPARE = 2;
 
 /** Threads in a row that may die while loading before no more are started. */
 const MAX_BOOT_FAILURES = 3;
@@ -79,7 +72,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   // Shared by every thread (thread-entry.mjs): the word a thread holds while it spins for its next call (one spinner at
   // a time), then what the main thread keeps current for it at every call: how many threads have a call and whether
   // the loop has time to spare (no spinning while either needs the cores).
-  const spinner = new SharedArrayBuffer(12);
+  const spinner = new SharedArrayBuffer(SHARED_WORDS * 4);
   const shared = new Int32Array(spinner);
   const maxBusyToSpin = Math.max(1, availableParallelism() - 1);
   const publishBusy = () => {
@@ -91,7 +84,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
 
   const spawn = (): Thread => {
     const { port1, port2 } = new MessageChannel();
-    const control = new SharedArrayBuffer(12);
+    const control = new SharedArrayBuffer(THREAD_WORDS * 4);
     const worker = new Worker(ENTRY_FILE, {
       workerData: { port: port2, control, spinner, maxBusyToSpin },
       transferList: [port2],

@@ -1,0 +1,17 @@
+// The layout of the shared memory between the main thread (threads.ts) and its sandbox threads (thread-entry.mjs).
+// Plain JavaScript, so that both sides read the same numbers: worker threads do not go through the TypeScript loader.
+
+/** A thread's own block: calls posted to it, replies it posted, calls it took while spinning instead of parked. */
+export const REQUESTS = 0;
+export const REPLIES = 1;
+export const CAUGHT = 2;
+export const THREAD_WORDS = 3;
+
+/**
+ * The block every thread shares: the word a thread holds while it spins for its next call, then what the main thread
+ * keeps current at every call: how many threads have a call, and whether its loop has time to spare (1) or not (0).
+ */
+export const SPINNER = 0;
+export const BUSY = 1;
+export const SPARE = 2;
+export const SHARED_WORDS = 3;
