@@ -74,38 +74,45 @@ describe('sandbox threads', () => {
     expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: 1 });
   });
 
-  it('a thread spins for back-to-back calls and takes them without being woken, parks when calls come further apart, and misses none', async () => {
+  it('a thread spins for calls that come back to back and takes them without being woken, parks when they come further apart, and misses none', async () => {
     // The main thread spins for every reply (the node's policy does only while its loop has time to spare), so that it
-    // calls again at once, as the sandbox-call bench does at one call in flight.
-    const threads = createSandboxThreads({ threads: 1, maxHeapMb: 64, spinPolicy: { allowance: () => 300, spent() {}, spare: () => true, stop() {} } });
+    // calls again at once, as the sandbox-call bench does at one call in flight. The threads spin 50 ms (the node's:
+    // 0.1 ms), so that a call made at once is caught however busy the machine is (a loaded CI runner can hold a process
+    // off its core for several milliseconds).
+    const threads = createSandboxThreads({
+      threads: 1,
+      maxHeapMb: 64,
+      spinPolicy: { allowance: () => 300, spent() {}, spare: () => true, stop() {} },
+      threadSpin: { ms: 50, maxBackoff: 4 },
+    });
     onTestFinished(() => threads.close());
     await threads.warm;
     const call = () => threads.run(UNKNOWN_CODE, new CallSignal(performance.now() + 5_000));
-    // Back-to-back calls until the thread has taken one while spinning (how many that needs depends on the machine's
-    // scheduling: a spin misses whenever the next call comes later than it lasts).
-    const untilCaught = async () => {
-      const before = threads.stats().caughtSpinning;
-      let calls = 0;
-      while (threads.stats().caughtSpinning === before && calls < 20_000) {
+    // Each call a turn of the loop after the last answer: by then the thread has looked at its port again and spins.
+    const backToBack = async (n: number) => {
+      const before = threads.stats().takenAwake;
+      for (let i = 0; i < n; i++) {
+        await new Promise((r) => setImmediate(r));
         expect(await call()).toEqual({ missing: true });
-        calls++;
       }
-      return calls;
+      return threads.stats().takenAwake - before;
     };
-    const first = await untilCaught();
-    expect(first).toBeLessThan(20_000);
-    // Calls 5 ms apart: every spin misses, and the thread tries again after twice as many parks each time (4 tries in
-    // 12 parks), so it spins for almost none; each call still finds it, parked and woken.
-    const caught = threads.stats().caughtSpinning;
+    // All but the first few (the thread parked while it was still loading, before any call) are taken awake.
+    expect(await backToBack(200)).toBeGreaterThan(190);
+    // Calls 80 ms apart: every spin misses, and the thread tries again after twice as many parks each time, up to 4;
+    // every call finds it parked, and wakes it.
+    const { takenAwake: awake, spins } = threads.stats();
     for (let i = 0; i < 12; i++) {
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 80));
       expect(await call()).toEqual({ missing: true });
     }
-    expect(threads.stats().caughtSpinning - caught).toBeLessThanOrEqual(1);
-    // Back to back again: once its backoff has run out, a spin catches a call again.
-    const second = await untilCaught();
-    expect(second).toBeLessThan(20_000);
-    if (process.env.SPIN_DEBUG) console.log('calls until caught', first, second);
+    expect(threads.stats().takenAwake).toBe(awake);
+    // 4 spins in the 12 parks after the last call back to back, give or take the first and the last (a spin can begin
+    // just before either count is read); a spin at each park would be 12 or more.
+    expect(threads.stats().spins - spins).toBeGreaterThanOrEqual(3);
+    expect(threads.stats().spins - spins).toBeLessThanOrEqual(5);
+    // Back to back again: once its backoff has run out (4 parks), the thread spins and catches calls again.
+    expect(await backToBack(200)).toBeGreaterThan(190);
     // Many threads with calls at once (more than leave a core to the loop, so none spins): all are answered.
     const many = createSandboxThreads({ threads: 4, maxHeapMb: 64 });
     onTestFinished(() => many.close());
@@ -117,7 +124,7 @@ describe('sandbox threads', () => {
     }));
     expect(replies.flat()).toEqual(Array.from({ length: 400 }, () => ({ missing: true })));
     expect(many.stats()).toMatchObject({ threads: 4, queued: 0, completed: 400 });
-    expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: first + second + 12 });
+    expect(threads.stats()).toMatchObject({ threads: 1, queued: 0, completed: 412 });
   });
 
   it('closing refuses the calls still queued', async () => {

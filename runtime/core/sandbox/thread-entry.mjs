@@ -15,12 +15,13 @@
 // 37,000-65,000 (p50 12-13 us); at 64 in flight, and mcp-call at 16 connections and at one, it stayed within the VM's
 // run-to-run spread.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { BUSY, CAUGHT, REPLIES, REQUESTS, SPARE, SPINNER } from './thread-words.mjs';
+import { AWAKE, BUSY, REPLIES, REQUESTS, SPARE, SPINNER, SPINS } from './thread-words.mjs';
 import invoke from './worker.mjs';
 
-const SPIN_MS = 0.1;
-const MAX_BACKOFF = 64;
-const { port, control, spinner, maxBusyToSpin } = workerData;
+// How long a spin lasts, the most parks a miss puts before the next try, and the most threads with calls under which a
+// thread spins (threads.ts).
+const { port, control, spinner, threadSpin } = workerData;
+const { ms: SPIN_MS, maxBackoff: MAX_BACKOFF, maxBusy } = threadSpin;
 const words = new Int32Array(control);
 const shared = new Int32Array(spinner);
 let seen = 0;
@@ -34,28 +35,33 @@ function spin() {
     skip--;
     return false;
   }
-  if (Atomics.load(shared, SPARE) === 0 || Atomics.load(shared, BUSY) > maxBusyToSpin || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
+  if (Atomics.load(shared, SPARE) === 0 || Atomics.load(shared, BUSY) > maxBusy || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
+  Atomics.add(words, SPINS, 1);
   const until = performance.now() + SPIN_MS;
   let caught = false;
   while (!(caught = Atomics.load(words, REQUESTS) !== seen) && performance.now() < until);
   Atomics.store(shared, SPINNER, 0);
-  if (caught) Atomics.add(words, CAUGHT, 1);
   backoff = caught ? 0 : Math.min(MAX_BACKOFF, Math.max(1, backoff * 2));
   skip = backoff;
   return caught;
 }
 
+/** Waits for the next call; true if the thread parked and was woken for it. */
 function park() {
-  if (!spin()) Atomics.wait(words, REQUESTS, seen);
+  const woken = !spin() && Atomics.wait(words, REQUESTS, seen) === 'ok';
   seen = Atomics.load(words, REQUESTS);
+  return woken;
 }
 
 async function serve() {
   for (;;) {
-    park();
+    let woken = park();
     // Messages are read after `seen` is updated, so a call posted meanwhile is never missed.
     let entry;
     while ((entry = receiveMessageOnPort(port)) !== undefined) {
+      // A call taken without a wake-up: caught while spinning, or posted before the thread was done with the last.
+      if (!woken) Atomics.add(words, AWAKE, 1);
+      woken = false;
       let reply;
       try {
         reply = await invoke(entry.message);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { createSpinPolicy, type SpinPolicy } from './spin-policy.ts';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
-import { BUSY, CAUGHT, REPLIES, REQUESTS, SHARED_WORDS, SPARE, THREAD_WORDS } from './thread-words.mjs';
+import { AWAKE, BUSY, REPLIES, REQUESTS, SHARED_WORDS, SPARE, SPINS, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
@@ -48,8 +48,11 @@ export interface SandboxThreads {
    * the watchdog stopped it.
    */
   run(task: object, signal: CallSignal, transferList?: TransferListItem[]): Promise<unknown>;
-  /** `caughtSpinning`: calls the live threads took while spinning for them (thread-entry.mjs), not woken from parked. */
-  stats(): { threads: number; queued: number; completed: number; caughtSpinning: number };
+  /**
+   * `takenAwake`: calls the live threads took without being woken from parked (thread-entry.mjs): caught while spinning,
+   * or posted before the thread was done with its last; `spins`: the spins they began.
+   */
+  stats(): { threads: number; queued: number; completed: number; takenAwake: number; spins: number };
   close(): Promise<void>;
 }
 
@@ -59,7 +62,14 @@ export interface SandboxThreads {
  * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
  * dies (out of memory, terminated at a deadline) is replaced at once.
  */
-export function createSandboxThreads(opts: { threads: number; maxHeapMb: number; spinPolicy?: SpinPolicy }): SandboxThreads {
+/** A sandbox thread's spin for its next call (thread-entry.mjs): up to 100 µs, and at most 64 parks between tries. */
+const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
+
+/**
+ * `spinPolicy`: when the main thread spins for a reply (the node's own by default); `threadSpin`: the threads' spin for
+ * their next call (tests lengthen it, so that what a spin catches does not depend on the machine's scheduling).
+ */
+export function createSandboxThreads(opts: { threads: number; maxHeapMb: number; spinPolicy?: SpinPolicy; threadSpin?: typeof THREAD_SPIN }): SandboxThreads {
   const threads: Thread[] = [];
   const queue: Call[] = [];
   let completed = 0;
@@ -74,7 +84,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   // the loop has time to spare (no spinning while either needs the cores).
   const spinner = new SharedArrayBuffer(SHARED_WORDS * 4);
   const shared = new Int32Array(spinner);
-  const maxBusyToSpin = Math.max(1, availableParallelism() - 1);
+  const threadSpin = { ...(opts.threadSpin ?? THREAD_SPIN), maxBusy: Math.max(1, availableParallelism() - 1) };
   const publishBusy = () => {
     let busy = 0;
     for (const x of threads) if (x.call && !x.gone) busy++;
@@ -86,7 +96,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     const { port1, port2 } = new MessageChannel();
     const control = new SharedArrayBuffer(THREAD_WORDS * 4);
     const worker = new Worker(ENTRY_FILE, {
-      workerData: { port: port2, control, spinner, maxBusyToSpin },
+      workerData: { port: port2, control, spinner, threadSpin },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
     });
@@ -216,6 +226,8 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     }
   }
 
+  const sum = (word: number) => threads.reduce((n, t) => n + Atomics.load(t.words, word), 0);
+
   for (let i = 0; i < opts.threads; i++) spawn();
   let warmed = false;
   const warm = Promise.all(threads.map((t) => new Promise<void>((resolve) => t.onReady.push(resolve)))).then(() => {
@@ -244,7 +256,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
         dispatch();
       });
     },
-    stats: () => ({ threads: threads.length, queued: queue.length, completed, caughtSpinning: threads.reduce((n, t) => n + Atomics.load(t.words, CAUGHT), 0) }),
+    stats: () => ({ threads: threads.length, queued: queue.length, completed, takenAwake: sum(AWAKE), spins: sum(SPINS) }),
     async close() {
       closing = true;
       spin.stop();
