@@ -52,9 +52,10 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
     spunInTurn = 0;
     turnEnds = false;
   };
+  const spare = () => load <= MAX_LOAD;
   return {
     allowance(busy) {
-      if (busy >= cores || load > MAX_LOAD || spunInTurn >= PER_TURN_US) return 0;
+      if (busy >= cores || !spare() || spunInTurn >= PER_TURN_US) return 0;
       if (!turnEnds) {
         turnEnds = true;
         setImmediate(newTurn);
@@ -65,7 +66,7 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       spunInTurn += us;
       spunTotal += us;
     },
-    spare: () => load <= MAX_LOAD,
+    spare,
     stop: () => clearInterval(sampler),
   };
 }

@@ -8,7 +8,6 @@ import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
 
-
 /** Threads in a row that may die while loading before no more are started. */
 const MAX_BOOT_FAILURES = 3;
 /** A call that cost its thread returns once the replacement is ready, or after this long. */
@@ -56,16 +55,15 @@ export interface SandboxThreads {
   close(): Promise<void>;
 }
 
+/** A sandbox thread's spin for its next call (thread-entry.mjs): up to 100 µs, and at most 64 parks between tries. */
+const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
+
 /**
  * A fixed set of worker threads that run sandbox calls one at a time each, with a doorbell in shared memory instead of
  * a pool's task protocol: the main thread can see that a reply has come without waiting for its loop to be woken, and
  * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
  * dies (out of memory, terminated at a deadline) is replaced at once.
- */
-/** A sandbox thread's spin for its next call (thread-entry.mjs): up to 100 µs, and at most 64 parks between tries. */
-const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
-
-/**
+ *
  * `spinPolicy`: when the main thread spins for a reply (the node's own by default); `threadSpin`: the threads' spin for
  * their next call (tests lengthen it, so that what a spin catches does not depend on the machine's scheduling).
  */
@@ -85,10 +83,14 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   const spinner = new SharedArrayBuffer(SHARED_WORDS * 4);
   const shared = new Int32Array(spinner);
   const threadSpin = { ...(opts.threadSpin ?? THREAD_SPIN), maxBusy: Math.max(1, availableParallelism() - 1) };
-  const publishBusy = () => {
+  /** Threads with a call running. */
+  const busyThreads = () => {
     let busy = 0;
     for (const x of threads) if (x.call && !x.gone) busy++;
-    Atomics.store(shared, BUSY, busy);
+    return busy;
+  };
+  const publishBusy = () => {
+    Atomics.store(shared, BUSY, busyThreads());
     Atomics.store(shared, SPARE, spin.spare() ? 1 : 0);
   };
 
@@ -205,9 +207,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   function spinForReplies() {
     // Not again from within the answer the spin took (answered → dispatch → start): one spin at a time.
     if (spinning) return;
-    let busy = 0;
-    for (const x of threads) if (x.call && !x.gone) busy++;
-    const allowance = spin.allowance(busy);
+    const allowance = spin.allowance(busyThreads());
     if (allowance <= 0) return;
     const t0 = performance.now();
     const until = t0 + allowance / 1000;
