@@ -176,11 +176,11 @@ describe('the OpenAPI document of the management API', () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();
-    // account_id is on plugins and connectors only: built-ins belong to the platform.
     // A capability's specifications are one of three named shapes (a generated client gets a type for each).
     expect(doc.components.schemas.Capability.properties.specifications.anyOf.map((s: { $ref: string }) => s.$ref)).toEqual(
       ['PluginSpecifications', 'BuiltinSpecifications', 'ConnectorSpecifications'].map((n) => `#/components/schemas/${n}`),
     );
+    // account_id is on plugins and connectors only: built-ins belong to the platform.
     expect(doc.components.schemas.Capability.required).toEqual(['id', 'name', 'description', 'namespace', 'type', 'is_active', 'active_version', 'logo_url', 'specifications', 'audit_info']);
     expect(doc.components.schemas.TokenResponse.required).toEqual(['access_token', 'token_type', 'expires_in', 'scope']);
   });
