@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { awaitRouteCompiles, lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, surfaceLogger, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, type CompileAhead } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -82,7 +82,7 @@ const bodyId = (request: FastifyRequest) => {
 export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance> {
   const { services, backend } = opts;
   const app = Fastify({
-    ...surfaceLogger(opts.logger, 'a2a'),
+    loggerInstance: opts.logger.child({ surface: 'a2a' }) as FastifyBaseLogger,
     ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,

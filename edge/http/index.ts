@@ -1,5 +1,4 @@
 export { requestId } from './request-id.ts';
-export { surfaceLogger } from './surface-logger.ts';
 export { routeHost, type HostRoute } from './host-router.ts';
 export { html, sendPage, escapeHtml, Html } from './html.ts';
 export { installConnectionGuard, type ConnectionGuard, type ConnectionGuardOptions } from './connection-guard.ts';

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -25,7 +25,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { awaitRouteCompiles, lazyCompilers, requestId, surfaceLogger, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -56,7 +56,7 @@ export async function managementApp(opts: {
   compileAhead?: CompileAhead;
 }): Promise<FastifyInstance> {
   const app = Fastify({
-    ...surfaceLogger(opts.logger, 'management'),
+    loggerInstance: opts.logger.child({ surface: 'management' }) as FastifyBaseLogger,
     logController: new ProbeLogController(),
     serverFactory: opts.serverFactory,
     bodyLimit: JSON_BODY_LIMIT,

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { awaitRouteCompiles, lazyCompilers, requestId, routeHost, surfaceLogger, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, requestId, routeHost, type CompileAhead } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -59,7 +59,7 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   const { services } = opts;
   const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
-    ...surfaceLogger(opts.logger, 'mcp'),
+    loggerInstance: opts.logger.child({ surface: 'mcp' }) as FastifyBaseLogger,
     ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,

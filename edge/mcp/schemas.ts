@@ -22,7 +22,7 @@ import { CLIENT_CAPABILITIES_META, PROTOCOL_VERSION_META } from './protocol.ts';
  * number JSON can carry back (zod refuses Infinity, which `1e400` parses to); the SDK's own id schema would narrow
  * this to integers.
  */
-export const RequestSchema = JSONRPCRequestSchema.extend({ id: z.union([z.string(), z.number()]) });
+const RequestSchema = JSONRPCRequestSchema.extend({ id: z.union([z.string(), z.number()]) });
 export type JsonRpcRequest = z.infer<typeof RequestSchema>;
 
 /** 2026-07-28: every request names its revision and the client's capabilities (no public SDK schema yet). */
@@ -119,42 +119,14 @@ export function readEnvelope(message: unknown): Inbound {
     const r = JSONRPCNotificationSchema.safeParse(message);
     return r.success ? ACCEPTED : failure(r.error.issues, null);
   }
-  if (plainRequest(m)) return { kind: 'request', request: message as JsonRpcRequest };
   const r = RequestSchema.safeParse(message);
   return r.success ? { kind: 'request', request: message as JsonRpcRequest } : failure(r.error.issues, m.id);
 }
 
-const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-const CALL_KEYS = new Set(['name', 'arguments']);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const only = (o: Record<string, unknown>, keys: Set<string>) => {
-  for (const k in o) if (!keys.has(k)) return false;
-  return true;
-};
-
-/**
- * The common request, recognised without zod (about a tenth of its cost): only the envelope's own members, params
- * without `_meta`. Every message it takes, the schema takes too (test/mcp/schemas-fast-path.test.ts compares them);
- * anything else goes to the schema, which also words the refusal.
- */
-export function plainRequest(m: Record<string, unknown>): boolean {
-  const { id, params } = m;
-  return (
-    m.jsonrpc === '2.0' &&
-    typeof m.method === 'string' &&
-    (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) &&
-    (params === undefined || (isRecord(params) && !('_meta' in params))) &&
-    only(m, ENVELOPE_KEYS)
-  );
-}
-
-/** `tools/call` params as most clients send them (a name, object arguments, no `_meta` or `task`), without zod. */
-export const plainCall = (p: Record<string, unknown>) => typeof p.name === 'string' && (p.arguments === undefined || isRecord(p.arguments)) && only(p, CALL_KEYS);
-
 /** The params of `method` in `revision`, checked when the revision defines them (-32602 naming the member otherwise). */
 export function readParams<M extends keyof Checked>(revision: Revision, method: M, params: Record<string, unknown>): ParamsOf<M> {
   const schema = (REVISIONS[revision] as Partial<Checked>)[method];
-  if (!schema || (method === 'tools/call' && plainCall(params))) return params as ParamsOf<M>;
+  if (!schema) return params as ParamsOf<M>;
   const r = schema.safeParse(params);
   if (!r.success) throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${describe(r.error.issues[0]!, 'params')}`);
   return params as ParamsOf<M>;
