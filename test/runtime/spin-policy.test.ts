@@ -77,4 +77,28 @@ describe('the main thread spins for sandbox replies only with time to spare', ()
     expect(four.allowance(3)).toBe(40);
     expect(four.allowance(4)).toBe(0);
   });
+
+  it('lets a sandbox thread spin for its next call only with time to spare and a core left, one busy thread always', async () => {
+    const spin = createSpinPolicy({ cores: 2 });
+    onTestFinished(() => spin.stop());
+    // Nothing measured yet: a busy loop, no spinning.
+    expect(spin.threadsMaySpin(0)).toBe(false);
+    await idle(120);
+    expect(spin.threadsMaySpin(0)).toBe(true);
+    expect(spin.threadsMaySpin(1)).toBe(true);
+    expect(spin.threadsMaySpin(2)).toBe(false);
+    await busy(150);
+    expect(spin.threadsMaySpin(1)).toBe(false);
+    // One core: the thread that has just replied (still counted) may spin; a second busy one leaves no core.
+    const one = createSpinPolicy({ cores: 1 });
+    onTestFinished(() => one.stop());
+    await idle(120);
+    expect(one.threadsMaySpin(1)).toBe(true);
+    expect(one.threadsMaySpin(2)).toBe(false);
+    const four = createSpinPolicy({ cores: 4 });
+    onTestFinished(() => four.stop());
+    await idle(120);
+    expect(four.threadsMaySpin(3)).toBe(true);
+    expect(four.threadsMaySpin(4)).toBe(false);
+  });
 });

@@ -28,6 +28,12 @@ export interface SpinPolicy {
   spent(us: number): void;
   /** Whether the loop has time to spare (its load of the last window, spinning not counted, under MAX_LOAD). */
   spare(): boolean;
+  /**
+   * Whether a sandbox thread may spin for its next call (thread-entry.mjs), with calls running on `busy` threads: while
+   * the loop has time to spare and the threads with calls leave it a core. A thread that has just replied still counts
+   * until its reply is taken, so one such thread is always allowed.
+   */
+  threadsMaySpin(busy: number): boolean;
   stop(): void;
 }
 
@@ -67,6 +73,7 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       spunTotal += us;
     },
     spare,
+    threadsMaySpin: (busy) => spare() && busy <= Math.max(1, cores - 1),
     stop: () => clearInterval(sampler),
   };
 }

@@ -9,19 +9,18 @@
 //   its answer; a queue that refills the thread) keep it spinning; calls further apart than the spin (an MCP request
 //   at one connection comes every 600-900 us) stop it, and it tries again after twice as many parks, up to MAX_BACKOFF;
 // - only the thread that holds the shared SPINNER word (threads.ts gives every thread the same block), and only while
-//   the node's loop has time to spare and no more threads have calls than leave it a core (the SPARE and BUSY words,
-//   kept by the main thread): a gateway whose loop is its limit (16 connections) gives its core to no spinner.
+//   the node's loop has time to spare and no more threads have calls than leave it a core (the MAY_SPIN word, kept by
+//   the main thread): a gateway whose loop is its limit (16 connections) gives its core to no spinner.
 // On a 2-core VM the sandbox-call bench at one call in flight went from 7,000-15,000 calls/s (p50 60-130 us) to
 // 37,000-65,000 (p50 12-13 us); at 64 in flight, and mcp-call at 16 connections and at one, it stayed within the VM's
 // run-to-run spread.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { AWAKE, BUSY, REPLIES, REQUESTS, SPARE, SPINNER, SPINS } from './thread-words.mjs';
+import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SPINNER, SPINS } from './thread-words.mjs';
 import invoke from './worker.mjs';
 
-// How long a spin lasts, the most parks a miss puts before the next try, and the most threads with calls under which a
-// thread spins (threads.ts).
+// How long a spin lasts, and the most parks a miss puts before the next try (threads.ts).
 const { port, control, spinner, threadSpin } = workerData;
-const { ms: SPIN_MS, maxBackoff: MAX_BACKOFF, maxBusy } = threadSpin;
+const { ms: SPIN_MS, maxBackoff: MAX_BACKOFF } = threadSpin;
 const words = new Int32Array(control);
 const shared = new Int32Array(spinner);
 let seen = 0;
@@ -35,7 +34,7 @@ function spin() {
     skip--;
     return false;
   }
-  if (Atomics.load(shared, SPARE) === 0 || Atomics.load(shared, BUSY) > maxBusy || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
+  if (Atomics.load(shared, MAY_SPIN) === 0 || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
   Atomics.add(words, SPINS, 1);
   const until = performance.now() + SPIN_MS;
   let caught = false;

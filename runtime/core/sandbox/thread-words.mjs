@@ -12,10 +12,9 @@ export const SPINS = 3;
 export const THREAD_WORDS = 4;
 
 /**
- * The block every thread shares: the word a thread holds while it spins for its next call, then what the main thread
- * keeps current at every call: how many threads have a call, and whether its loop has time to spare (1) or not (0).
+ * The block every thread shares: the word a thread holds while it spins for its next call, then whether a thread may
+ * spin at all (1) or not (0), which the main thread keeps current at every call (spin-policy.ts' `threadsMaySpin`).
  */
 export const SPINNER = 0;
-export const BUSY = 1;
-export const SPARE = 2;
-export const SHARED_WORDS = 3;
+export const MAY_SPIN = 1;
+export const SHARED_WORDS = 2;

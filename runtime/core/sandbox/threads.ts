@@ -1,9 +1,8 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { createSpinPolicy, type SpinPolicy } from './spin-policy.ts';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
-import { AWAKE, BUSY, REPLIES, REQUESTS, SHARED_WORDS, SPARE, SPINS, THREAD_WORDS } from './thread-words.mjs';
+import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SHARED_WORDS, SPINS, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
 
 const ENTRY_FILE = fileURLToPath(new URL('./thread-entry.mjs', import.meta.url));
@@ -78,21 +77,18 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   let broken: Error | null = null;
   const spin = opts.spinPolicy ?? createSpinPolicy();
   // Shared by every thread (thread-entry.mjs): the word a thread holds while it spins for its next call (one spinner at
-  // a time), then what the main thread keeps current for it at every call: how many threads have a call and whether
-  // the loop has time to spare (no spinning while either needs the cores).
+  // a time), then whether a thread may spin at all, which the main thread keeps current at every call (no spinning
+  // while the loop or the threads with calls need the cores).
   const spinner = new SharedArrayBuffer(SHARED_WORDS * 4);
   const shared = new Int32Array(spinner);
-  const threadSpin = { ...(opts.threadSpin ?? THREAD_SPIN), maxBusy: Math.max(1, availableParallelism() - 1) };
+  const threadSpin = opts.threadSpin ?? THREAD_SPIN;
   /** Threads with a call running. */
   const busyThreads = () => {
     let busy = 0;
     for (const x of threads) if (x.call && !x.gone) busy++;
     return busy;
   };
-  const publishBusy = () => {
-    Atomics.store(shared, BUSY, busyThreads());
-    Atomics.store(shared, SPARE, spin.spare() ? 1 : 0);
-  };
+  const publishMaySpin = () => Atomics.store(shared, MAY_SPIN, spin.threadsMaySpin(busyThreads()) ? 1 : 0);
 
   const spawn = (): Thread => {
     const { port1, port2 } = new MessageChannel();
@@ -134,7 +130,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     call.signal.onStop = null;
     call.resolve(message);
     dispatch();
-    publishBusy();
+    publishMaySpin();
   }
 
   function exited(t: Thread) {
@@ -151,7 +147,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
       // a timeout.
       call.signal.onStop = null;
     }
-    publishBusy();
+    publishMaySpin();
     const next = closing || bootFailures >= MAX_BOOT_FAILURES ? null : spawn();
     if (!closing && threads.length === 0) {
       broken = err;
@@ -196,7 +192,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
       t.port.unref();
       return refuse(call, err as Error);
     }
-    publishBusy();
+    publishMaySpin();
     Atomics.add(t.words, REQUESTS, 1);
     Atomics.notify(t.words, REQUESTS, 1);
     spinForReplies();
