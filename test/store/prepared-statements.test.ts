@@ -98,6 +98,7 @@ describe('prepared statements on PostgreSQL: hot statements are parsed and plann
       const discarded = () => discards.mock.calls.filter(([q]) => q === 'discard plans').length;
       try {
         await db.exec("insert into g select i, i, 'v' || i from generate_series(11, 200000) i");
+        // Two more uses of the connection within the period (each one is where the driver would discard).
         await plan();
         now += REPLAN_MS - 1;
         await plan();
