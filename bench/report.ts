@@ -135,11 +135,11 @@ export function markdown(r: Report): string {
     '',
     ...(r.rows.length || !r.figures?.length
       ? [
-          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result | calls/s by round | CPU % of a core (main thread, its wait for a core) |',
+          '| run | role | calls/s | p50 ms | p90 ms | p99 ms | max ms | calls | errors | vs | calls/s ratio | p99 ratio | target | result | calls/s (p99 ms) by round | CPU % of a core (main thread, its wait for a core) |',
           '|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|---|---|',
           ...r.rows.map((x) => {
             const c = byLabel.get(x.label);
-            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} | ${x.rounds && x.rounds.length > 1 ? x.rounds.map((r) => fmtInt(r.throughput)).join(', ') : dash} | ${x.cpu && Object.keys(x.cpu).length ? cell(cpuCell(x.cpu)) : dash} |`;
+            return `| ${cell(x.label)} | ${x.role} | ${fmtInt(x.throughput)} | ${fmtMs(x.p50)} | ${fmtMs(x.p90)} | ${fmtMs(x.p99)} | ${fmtMs(x.max)} | ${fmtInt(x.calls)} | ${fmtInt(x.errors)} | ${c ? cell(c.vs) : dash} | ${c ? fmtRatio(c.throughputRatio) : dash} | ${c ? fmtRatio(c.p99Ratio) : dash} | ${x.targets?.length ? cell(x.targets.map((t) => t.description).join(', ')) : dash} | ${verdict(x.targets)} | ${x.rounds && x.rounds.length > 1 ? x.rounds.map((r) => `${fmtInt(r.throughput)} (${fmtMs(r.p99)})`).join(', ') : dash} | ${x.cpu && Object.keys(x.cpu).length ? cell(cpuCell(x.cpu)) : dash} |`;
           }),
           '',
         ]

@@ -91,6 +91,16 @@ describe('bench report', () => {
     expect(new Set(table.map((l) => l.split(/(?<!\\)\|/).length)).size).toBe(1);
   });
 
+  it('shows each round of a row measured in several: its calls/s and its p99, the one a first round that warms the JIT skews', () => {
+    const r = fixedReport();
+    r.rows[1] = { ...r.rows[1]!, rounds: [summarize([1, 2, 4.25], 1, 0), summarize([1, 1.5], 1, 0)] };
+    const md = markdown(r);
+    expect(md).toContain('| result | calls/s (p99 ms) by round |');
+    expect(md).toContain('| met | 3 (4.250), 2 (1.500) | node 135');
+    // One round: its figures are the row's own.
+    expect(md).toContain('| **missed**: calls/s ≥ 0.5× ref, p99 ≤ 2× ref | — |');
+  });
+
   it('draws a bar per row for throughput and for p99, escaped, with ratios and verdicts', () => {
     const chart = svg(fixedReport());
     expect(chart).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="900" height="\d+"/);
