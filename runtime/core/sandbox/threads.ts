@@ -88,7 +88,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     for (const x of threads) if (x.call && !x.gone) busy++;
     return busy;
   };
-  const publishMaySpin = () => Atomics.store(shared, MAY_SPIN, spin.threadsMaySpin(busyThreads()) ? 1 : 0);
+  const publishMaySpin = (busy = busyThreads()) => Atomics.store(shared, MAY_SPIN, spin.threadsMaySpin(busy) ? 1 : 0);
 
   const spawn = (): Thread => {
     const { port1, port2 } = new MessageChannel();
@@ -192,18 +192,20 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
       t.port.unref();
       return refuse(call, err as Error);
     }
-    publishMaySpin();
+    // Counted once for both decisions: whether threads may spin, and how long this one may spin for its reply.
+    const busy = busyThreads();
+    publishMaySpin(busy);
     Atomics.add(t.words, REQUESTS, 1);
     Atomics.notify(t.words, REQUESTS, 1);
-    spinForReplies();
+    spinForReplies(busy);
   }
 
   // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (spin-policy.ts).
   let spinning = false;
-  function spinForReplies() {
+  function spinForReplies(busy: number) {
     // Not again from within the answer the spin took (answered → dispatch → start): one spin at a time.
     if (spinning) return;
-    const allowance = spin.allowance(busyThreads());
+    const allowance = spin.allowance(busy);
     if (allowance <= 0) return;
     const t0 = performance.now();
     const until = t0 + allowance / 1000;
