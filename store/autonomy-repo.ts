@@ -94,7 +94,29 @@ const decision = (r: DecisionRow): DecisionRecord => ({
 // Decisions are written behind the calls they record: a commit need not wait for the disk (a crash may lose the last
 // few, never a call).
 const ASYNC_COMMIT = "cross join (select set_config('synchronous_commit', 'off', true)) as async_commit";
-const DECISION_COLUMNS = ['account_id', 'principal_id', 'tool', 'arguments_hash', 'outcome', 'reason', 'decided_by', 'surface', 'target_kind', 'target_id', 'gate_id'] as const;
+/** What a group's decisions share: every field but the arguments hash (migration 043). */
+const GROUP_COLUMNS = ['account_id', 'principal_id', 'tool', 'outcome', 'reason', 'decided_by', 'surface', 'target_kind', 'target_id', 'gate_id'] as const;
+/** A batch's ids: its base and the 1,000 after it (the sequence's step), so a statement carries at most this many. */
+const BATCH_IDS = 1000;
+
+// One group: its decisions' positions in the batch and their arguments hashes, as PostgreSQL array literals (each
+// hash quoted, so any text survives), so that a statement's parameters are one array per column whatever the batch.
+const quoted = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
+type Group = { first: DecisionInput; positions: number[]; hashes: string[] };
+
+/** Decisions grouped by what they share, in the order of each group's first decision. */
+function groupsOf(batch: readonly DecisionInput[]): Group[] {
+  const groups = new Map<string, Group>();
+  batch.forEach((d, position) => {
+    const key = JSON.stringify([d.accountId, d.principalId, d.tool, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null]);
+    const g = groups.get(key);
+    if (g) {
+      g.positions.push(position);
+      g.hashes.push(d.argumentsHash);
+    } else groups.set(key, { first: d, positions: [position], hashes: [d.argumentsHash] });
+  });
+  return [...groups.values()];
+}
 
 /** Autonomy policies and decisions; every query is scoped by the account. */
 export function autonomyRepo(db: Queryable) {
@@ -126,45 +148,55 @@ export function autonomyRepo(db: Queryable) {
       );
       return policy(rows[0]!);
     },
-    /** Writes decisions in one statement (one round trip for a batch), committed without waiting for the disk. */
+    /**
+     * Writes decisions in one statement per 1,000 (one round trip for a batch), committed without waiting for the disk:
+     * one row per group of decisions that share every field but the arguments hash, the batch's ids taken at once.
+     */
     async recordDecisions(batch: readonly DecisionInput[]): Promise<void> {
-      if (batch.length === 0) return;
-      // One array per column, unnested: the statement has eleven parameters however many rows it carries, so the server
-      // parses and plans the same short statement every time (a VALUES list of 500 rows is 5,500 parameters to parse
-      // and plan, most of a batch's cost on PGlite).
-      const columns: unknown[][] = DECISION_COLUMNS.map(() => []);
-      for (const d of batch) {
-        const values = [d.accountId, d.principalId, d.tool, d.argumentsHash, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null];
-        for (let i = 0; i < values.length; i++) columns[i]!.push(values[i]);
+      for (let from = 0; from < batch.length; from += BATCH_IDS) {
+        const groups = groupsOf(batch.slice(from, from + BATCH_IDS));
+        // One array per column, unnested: the statement has twelve parameters however many groups it carries, so the
+        // server parses and plans the same short statement every time.
+        const columns: unknown[][] = [[], [], ...GROUP_COLUMNS.map(() => [])];
+        for (const { first: d, positions, hashes } of groups) {
+          const values = [`{${positions.join(',')}}`, `{${hashes.map(quoted).join(',')}}`, d.accountId, d.principalId, d.tool, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null];
+          for (let i = 0; i < values.length; i++) columns[i]!.push(values[i]);
+        }
+        const cols = GROUP_COLUMNS.join(', ');
+        // The batch's base comes from a materialized CTE: evaluated once, whatever plan joins it to the groups. The
+        // commit setting is local to the statement's own transaction, so it is made part of the statement.
+        await db.query(
+          `with batch as materialized (select nextval('autonomy_decision_batches') as base)
+           insert into autonomy_decision_groups (base, positions, arguments_hashes, ${cols})
+           select batch.base, v.positions::smallint[], v.hashes::text[], ${GROUP_COLUMNS.map((c) => `v.${c}`).join(', ')}
+           from batch cross join unnest($1::text[], $2::text[], ${GROUP_COLUMNS.map((c, i) => `$${i + 3}::${c === 'account_id' ? 'uuid' : 'text'}[]`).join(', ')}) as v (positions, hashes, ${cols}) ${ASYNC_COMMIT}`,
+          columns,
+        );
       }
-      // The setting is local to the statement's own transaction, so it is made part of the statement.
-      const cols = DECISION_COLUMNS.join(', ');
-      await db.query(
-        `insert into autonomy_decisions (${cols})
-         select v.* from unnest(${DECISION_COLUMNS.map((c, i) => `$${i + 1}::${c === 'account_id' ? 'uuid' : 'text'}[]`).join(', ')}) as v (${cols}) ${ASYNC_COMMIT}`,
-        columns,
-      );
     },
     /** A page of decisions, newest first, and whether more follow. */
     async decisions(f: DecisionFilter, limit: number): Promise<{ decisions: DecisionRecord[]; more: boolean }> {
-      const where = ['account_id = $1'];
+      const where = ['g.account_id = $1'];
       const params: unknown[] = [f.accountId];
       const add = (sql: string, v: unknown) => {
         params.push(v);
-        where.push(sql.replace('?', `$${params.length}`));
+        where.push(sql.replaceAll('?', `$${params.length}`));
       };
-      if (f.targetKind !== undefined) add('target_kind = ?', f.targetKind);
-      if (f.targetId !== undefined) add('target_id = ?', f.targetId);
-      if (f.principalId !== undefined) add('principal_id = ?', f.principalId);
-      if (f.tool !== undefined) add('tool = ?', f.tool);
-      if (f.outcome !== undefined) add('outcome = ?', f.outcome);
-      if (f.since !== undefined) add('created_at >= ?::timestamptz', f.since);
-      if (f.before !== undefined) add('id < ?::bigint', f.before);
+      if (f.targetKind !== undefined) add('g.target_kind = ?', f.targetKind);
+      if (f.targetId !== undefined) add('g.target_id = ?', f.targetId);
+      if (f.principalId !== undefined) add('g.principal_id = ?', f.principalId);
+      if (f.tool !== undefined) add('g.tool = ?', f.tool);
+      if (f.outcome !== undefined) add('g.outcome = ?', f.outcome);
+      if (f.since !== undefined) add('g.created_at >= ?::timestamptz', f.since);
+      // A decision's id is at least its group's base, so the base bounds the index scan and the id picks within it.
+      if (f.before !== undefined) add('g.base < ?::bigint and g.base + d.position < ?::bigint', f.before);
       params.push(limit + 1);
       const { rows } = await db.query<DecisionRow>(
-        // Ordered by the bigint, not the text of the answer's `id` (which would put 10 before 9).
-        `select id::text as id, account_id, principal_id, tool, arguments_hash, outcome, reason, decided_by, surface, target_kind, target_id, gate_id, created_at
-         from autonomy_decisions where ${where.join(' and ')} order by autonomy_decisions.id desc limit $${params.length}`,
+        // Ordered by the bigints, not the text of the answer's `id` (which would put 10 before 9); the index gives the
+        // groups newest first, and the positions within a batch are sorted on the way.
+        `select (g.base + d.position)::text as id, g.account_id, g.principal_id, g.tool, d.arguments_hash, g.outcome, g.reason, g.decided_by, g.surface, g.target_kind, g.target_id, g.gate_id, g.created_at
+         from autonomy_decision_groups g cross join lateral unnest(g.positions, g.arguments_hashes) as d (position, arguments_hash)
+         where ${where.join(' and ')} order by g.base desc, d.position desc limit $${params.length}`,
         params,
       );
       return { decisions: rows.slice(0, limit).map(decision), more: rows.length > limit };
