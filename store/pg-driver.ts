@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
-import { isStalePlan, processStatementNames, type StatementNames } from './statement-names.ts';
+import { isStalePlan, processStatementNames, REPLAN_MS, type StatementNames } from './statement-names.ts';
 
 export interface PgOptions {
   connectionString: string;
@@ -47,8 +47,7 @@ function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames | null, inT
   };
 }
 
-/** How long a connection keeps a plan made for all values before it plans again for the tables as they are then. */
-export const REPLAN_MS = 1000;
+export { REPLAN_MS };
 
 /**
  * Each client of `pool`, on its first use `ms` after its last, first drops its kept plans. The statement goes ahead of

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { classifyDriverError, type Db, type Queryable, type QueryResult } from './db.ts';
 import { hasCluster, prepareCluster, type SetupStep } from './pglite-cluster.ts';
+import { isStalePlan, REPLAN_MS, statementNames } from './statement-names.ts';
 
 /**
  * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
@@ -54,10 +55,16 @@ export interface PgliteOptions {
    * be passed: the thread starts first, the scripts are read meanwhile.
    */
   setup?: readonly SetupStep[] | Promise<readonly SetupStep[]>;
+  /** The clock of the re-planning period (REPLAN_MS); Date.now by default. A test's own clock steps it. */
+  now?: () => number;
 }
 
 type Answer = { id: number; ok: true; rows?: unknown[]; rowCount?: number } | { id: number; ok: false; error: Record<string, unknown> & { message: string } };
-type Request = { op: 'open' } | { op: 'query'; sql: string; params: readonly unknown[] } | { op: 'exec'; sql: string } | { op: 'close' };
+/**
+ * `name`: run as that prepared statement (the thread prepares it on its first use); `replan`: drop the kept plans
+ * first.
+ */
+type Request = { op: 'open' } | { op: 'query'; sql: string; params: readonly unknown[]; name?: string; replan?: boolean } | { op: 'exec'; sql: string } | { op: 'close' };
 
 /** The database thread: requests go out numbered, answers settle them; a thread that stops fails what it still owes. */
 function databaseThread(dataDir: string | undefined) {
@@ -122,10 +129,38 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
     chain = next.catch(() => {});
     return next;
   }
+  // Statements seen twice run prepared: PGlite's own query() parses, analyzes and describes every statement anew, in
+  // six calls into PostgreSQL; a prepared one is bound and executed in one. Measured on PGlite directly: `select 1`
+  // 221 µs against 67, a row by its key 423 against 152, a one-row insert 426 against 189. Kept plans are dropped on
+  // the first use after REPLAN_MS, as on PostgreSQL (pg-driver.ts says why); PGlite has no autovacuum to analyze the
+  // tables, and the planner reads their sizes as they are.
+  const names = statementNames();
+  const clock = opts.now ?? Date.now;
+  let replanAt = clock() + REPLAN_MS;
+  let transactions = 0;
+  const run = async <R>(sql: string, params: readonly unknown[], name: string | undefined) => {
+    let replan = false;
+    if (name && clock() >= replanAt) {
+      replan = true;
+      replanAt = clock() + REPLAN_MS;
+    }
+    return (await call({ op: 'query', sql, params, ...(name ? { name } : {}), ...(replan ? { replan } : {}) })) as { rows: R[]; rowCount: number };
+  };
   const direct: Queryable = {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const name = names.nameOf(sql);
       try {
-        const a = (await call({ op: 'query', sql, params })) as { rows: R[]; rowCount: number };
+        let a;
+        try {
+          a = await run<R>(sql, params, name);
+        } catch (err) {
+          // A table's shape changed under the statement (a migration): it goes unnamed from now on. Inside a
+          // transaction the failure has aborted it, so it is the caller's.
+          if (!name || !isStalePlan(err)) throw err;
+          names.forget(sql);
+          if (transactions > 0) throw err;
+          a = await run<R>(sql, params, undefined);
+        }
         return { rows: a.rows, rowCount: a.rowCount };
       } catch (err) {
         throw classifyDriverError(err);
@@ -137,15 +172,20 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
   };
   async function inTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     await direct.exec('begin');
-    let result: T;
+    transactions++;
     try {
-      result = await fn(direct);
-    } catch (err) {
-      await direct.exec('rollback').catch(() => {});
-      throw err;
+      let result: T;
+      try {
+        result = await fn(direct);
+      } catch (err) {
+        await direct.exec('rollback').catch(() => {});
+        throw err;
+      }
+      await direct.exec('commit');
+      return result;
+    } finally {
+      transactions--;
     }
-    await direct.exec('commit');
-    return result;
   }
   return {
     kind: 'pglite',

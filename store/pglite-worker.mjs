@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { parse, PGlite, protocol } from '@electric-sql/pglite';
 
 // startParams: the settings the node adds to PGlite's own start parameters.
 const { dataDir, startParams } = workerData;
@@ -21,6 +21,45 @@ compiled.catch(() => {});
 
 /** @type {PGlite | undefined} */
 let db;
+/** The statements prepared on `db`: name → the type ids of its parameters (which pick their serializers). */
+const prepared = new Map();
+
+/** Protocol messages as one buffer: PostgreSQL takes them in one call. */
+function joined(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Runs prepared statement `name` (preparing it from `sql` on its first use), as PGlite's query() runs a statement but
+ * without parsing, analyzing and describing it again: bind, describe the portal (its rows' shape), execute and sync
+ * go to PostgreSQL in one call. Parameters are serialized and rows parsed as query() does, so both ways answer alike.
+ */
+async function runPrepared(name, sql, params) {
+  const { serialize } = protocol;
+  const res = await db.runExclusive(async () => {
+    let types = prepared.get(name);
+    if (!types) {
+      const described = await db.execProtocol(joined([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }), serialize.sync()]), { syncToFs: false });
+      types = described.messages.find((m) => m.name === 'parameterDescription')?.dataTypeIDs ?? [];
+      prepared.set(name, types);
+    }
+    const values = params.map((v, i) => {
+      if (v === null || v === undefined) return null;
+      const serializer = db.serializers[types[i]];
+      return serializer ? serializer(v) : v.toString();
+    });
+    const { messages } = await db.execProtocol(joined([serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]), { syncToFs: false });
+    return parse.parseResults(messages, db.parsers)[0];
+  });
+  await db.syncToFs();
+  return res;
+}
 
 /** Both drivers return rows in one shape: timestamps as ISO 8601 UTC strings, int8 as decimal strings (db.ts). */
 function normalize(rows) {
@@ -53,13 +92,15 @@ async function handle(msg) {
       return {};
     }
     case 'query': {
-      const res = await db.query(msg.sql, msg.params);
+      if (msg.replan) await db.exec('discard plans');
+      const res = msg.name ? await runPrepared(msg.name, msg.sql, msg.params) : await db.query(msg.sql, msg.params);
       return { rows: normalize(res.rows), rowCount: res.affectedRows ?? res.rows.length };
     }
     case 'exec':
       await db.exec(msg.sql);
       return {};
     case 'close':
+      prepared.clear();
       await db?.close();
       db = undefined;
       return {};

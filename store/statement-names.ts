@@ -51,6 +51,9 @@ export function statementNames(maxNamed = MAX_NAMED, maxCounted = MAX_COUNTED): 
   };
 }
 
+/** How long a connection keeps a plan made for all values before it plans again for the tables as they are then. */
+export const REPLAN_MS = 1000;
+
 /** The process's names: every pool shares them, so a name is one text on every connection. */
 export const processStatementNames = statementNames();
 
