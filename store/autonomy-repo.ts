@@ -102,18 +102,21 @@ const BATCH_IDS = 1000;
 // One group: its decisions' positions in the batch and their arguments hashes, as PostgreSQL array literals (each
 // hash quoted, so any text survives), so that a statement's parameters are one array per column whatever the batch.
 const quoted = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
-type Group = { first: DecisionInput; positions: number[]; hashes: string[] };
+type Group = { shared: unknown[]; positions: number[]; hashes: string[] };
+/** A decision's values of GROUP_COLUMNS, in their order: its group's key and its row's columns. */
+const sharedOf = (d: DecisionInput) => [d.accountId, d.principalId, d.tool, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null];
 
 /** Decisions grouped by what they share, in the order of each group's first decision. */
 function groupsOf(batch: readonly DecisionInput[]): Group[] {
   const groups = new Map<string, Group>();
   batch.forEach((d, position) => {
-    const key = JSON.stringify([d.accountId, d.principalId, d.tool, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null]);
+    const shared = sharedOf(d);
+    const key = JSON.stringify(shared);
     const g = groups.get(key);
     if (g) {
       g.positions.push(position);
       g.hashes.push(d.argumentsHash);
-    } else groups.set(key, { first: d, positions: [position], hashes: [d.argumentsHash] });
+    } else groups.set(key, { shared, positions: [position], hashes: [d.argumentsHash] });
   });
   return [...groups.values()];
 }
@@ -158,8 +161,8 @@ export function autonomyRepo(db: Queryable) {
         // One array per column, unnested: the statement has twelve parameters however many groups it carries, so the
         // server parses and plans the same short statement every time.
         const columns: unknown[][] = [[], [], ...GROUP_COLUMNS.map(() => [])];
-        for (const { first: d, positions, hashes } of groups) {
-          const values = [`{${positions.join(',')}}`, `{${hashes.map(quoted).join(',')}}`, d.accountId, d.principalId, d.tool, d.outcome, d.reason, d.decidedBy, d.surface, d.targetKind, d.targetId, d.gateId ?? null];
+        for (const { shared, positions, hashes } of groups) {
+          const values = [`{${positions.join(',')}}`, `{${hashes.map(quoted).join(',')}}`, ...shared];
           for (let i = 0; i < values.length; i++) columns[i]!.push(values[i]);
         }
         const cols = GROUP_COLUMNS.join(', ');

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { classifyDriverError, normalizeRows, type Db, type Queryable, type QueryResult } from './db.ts';
-import { isStalePlan, processStatementNames, REPLAN_MS, type StatementNames } from './statement-names.ts';
+import { processStatementNames, REPLAN_MS, runNamed, type StatementNames } from './statement-names.ts';
 
 export interface PgOptions {
   connectionString: string;
@@ -25,17 +25,8 @@ function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames | null, inT
   const run = (sql: string, params: unknown[], name: string | undefined) => client.query(name ? { name, text: sql, values: params } : { text: sql, values: params });
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const name = names?.nameOf(sql);
       try {
-        let res;
-        try {
-          res = await run(sql, params as unknown[], name);
-        } catch (err) {
-          if (!name || !isStalePlan(err)) throw err;
-          names!.forget(sql);
-          if (inTransaction) throw err;
-          res = await run(sql, params as unknown[], undefined);
-        }
+        const res = await runNamed(names, sql, inTransaction, (name) => run(sql, params as unknown[], name));
         return { rows: normalizeRows(res.rows as R[]), rowCount: res.rowCount ?? 0 };
       } catch (err) {
         throw classifyDriverError(err);

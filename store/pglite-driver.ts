@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { classifyDriverError, type Db, type Queryable, type QueryResult } from './db.ts';
 import { hasCluster, prepareCluster, type SetupStep } from './pglite-cluster.ts';
-import { isStalePlan, REPLAN_MS, statementNames } from './statement-names.ts';
+import { REPLAN_MS, runNamed, statementNames } from './statement-names.ts';
 
 /**
  * PGlite is Postgres compiled to WASM: the embedded default, so `npm start` needs no database server.
@@ -148,19 +148,8 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
   };
   const direct: Queryable = {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const name = names.nameOf(sql);
       try {
-        let a;
-        try {
-          a = await run<R>(sql, params, name);
-        } catch (err) {
-          // A table's shape changed under the statement (a migration): it goes unnamed from now on. Inside a
-          // transaction the failure has aborted it, so it is the caller's.
-          if (!name || !isStalePlan(err)) throw err;
-          names.forget(sql);
-          if (transactions > 0) throw err;
-          a = await run<R>(sql, params, undefined);
-        }
+        const a = await runNamed(names, sql, transactions > 0, (name) => run<R>(sql, params, name));
         return { rows: a.rows, rowCount: a.rowCount };
       } catch (err) {
         throw classifyDriverError(err);

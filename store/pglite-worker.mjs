@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parse, PGlite, protocol } from '@electric-sql/pglite';
 
+const { serialize } = protocol;
+
 // startParams: the settings the node adds to PGlite's own start parameters.
 const { dataDir, startParams } = workerData;
 
@@ -41,7 +43,6 @@ function joined(parts) {
  * go to PostgreSQL in one call. Parameters are serialized and rows parsed as query() does, so both ways answer alike.
  */
 async function runPrepared(name, sql, params) {
-  const { serialize } = protocol;
   const res = await db.runExclusive(async () => {
     let types = prepared.get(name);
     if (!types) {

@@ -60,3 +60,20 @@ export const processStatementNames = statementNames();
 /** PostgreSQL's refusal to run a prepared statement whose result's shape changed since it was planned. */
 export const isStalePlan = (err: unknown): boolean =>
   (err as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
+
+/**
+ * Runs `sql` under its name when it has one (`run(name)`), and again unnamed when the named plan went stale (a
+ * migration changed a table's shape under it): the text is never named again. Inside a transaction the refusal has
+ * aborted it, so it is the caller's. Both drivers run their statements through this.
+ */
+export async function runNamed<T>(names: StatementNames | null, sql: string, inTransaction: boolean, run: (name: string | undefined) => Promise<T>): Promise<T> {
+  const name = names?.nameOf(sql);
+  try {
+    return await run(name);
+  } catch (err) {
+    if (!name || !isStalePlan(err)) throw err;
+    names!.forget(sql);
+    if (inTransaction) throw err;
+    return run(undefined);
+  }
+}
