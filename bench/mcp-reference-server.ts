@@ -1,15 +1,18 @@
 // A reference of the mcp-call bench as its own process: `--kind sdk` (the official MCP SDK's Streamable HTTP server
-// with the calc tool, mcp-reference.ts) or `--kind echo` (a bare fastify JSON echo: the ceiling of an HTTP round trip
-// here). Prints one JSON line with its origin; stops on SIGTERM, SIGINT or the end of its standard input.
+// with the calc tool, mcp-reference.ts), `--kind echo` (a bare fastify JSON echo: the ceiling of an HTTP round trip
+// here) or `--kind floor` (a bare fastify route running the tool through a node's lane and sandbox, mcp-floor.ts).
+// Prints one JSON line with its origin; stops on SIGTERM, SIGINT or the end of its standard input.
 import { parseArgs } from 'node:util';
 import { stopWhenTold } from './child.ts';
+import { startSandboxFloorServer } from './mcp-floor.ts';
 import { startEchoServer, startSdkServer } from './mcp-reference.ts';
 
+const KINDS = { sdk: startSdkServer, echo: startEchoServer, floor: startSandboxFloorServer } as const;
 const { values } = parseArgs({ options: { kind: { type: 'string' } } });
-if (values.kind !== 'sdk' && values.kind !== 'echo') {
-  process.stderr.write('usage: mcp-reference-server.ts --kind sdk|echo\n');
+if (!values.kind || !Object.hasOwn(KINDS, values.kind)) {
+  process.stderr.write('usage: mcp-reference-server.ts --kind sdk|echo|floor\n');
   process.exit(2);
 }
-const server = values.kind === 'sdk' ? await startSdkServer() : await startEchoServer();
+const server = await KINDS[values.kind as keyof typeof KINDS]();
 stopWhenTold(() => server.close());
 process.stdout.write(`${JSON.stringify({ origin: server.origin, kind: values.kind })}\n`);

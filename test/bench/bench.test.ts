@@ -6,6 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileCli } from '../../bin/compile-cli.ts';
 import { parseBenchArgs } from '../../bench/args.ts';
 import { budgetNote, cpuBudget } from '../../bench/budget.ts';
+import { mcpLoadClient } from '../../bench/mcp-client.ts';
+import { startSandboxFloorServer } from '../../bench/mcp-floor.ts';
+import { floorNote } from '../../bench/scenarios/mcp-call.ts';
 import { BENCH_BUNDLE, BENCH_ENTRIES, entryArgv, runningBundled } from '../../bench/entries.ts';
 import { cleanupAll, defer, scope } from '../../bench/cleanup.ts';
 import { comparisons, cpuCell, markdown, svg, versus, writeReport, type Report, type Row } from '../../bench/report.ts';
@@ -169,6 +172,40 @@ describe('bench CPU budget', () => {
     // Figures missing: no budget rather than a wrong one.
     expect(cpuBudget({ cores: 2, ratio: 2, reference, ours: { throughput: 2_000 }, ourProcess: 'node' })).toBeNull();
     expect(cpuBudget({ cores: 2, ratio: 2, reference: { throughput: 0 }, ours, ourProcess: 'node' })).toBeNull();
+  });
+});
+
+describe('mcp-call floor', () => {
+  it('answers tools/call with the sum from the sandbox in the SSE frame the gateway sends, which the load client checks', async () => {
+    const floor = await startSandboxFloorServer();
+    try {
+      const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'calc_add', arguments: { a: 2, b: 40 } } };
+      const res = await fetch(floor.origin, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const text = await res.text();
+      expect(text).toBe(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '42' }], structuredContent: { value: 42 } } })}\n\n`);
+      // Other arguments, other sums: the answer is the component's, not a fixed text.
+      const client = mcpLoadClient({ origin: floor.origin, host: new URL(floor.origin).host, path: '/' }, 2);
+      try {
+        await client.call(undefined, 'calc_add', { a: -5, b: 3 }, '-2');
+        await expect(client.call(undefined, 'calc_add', { a: 1, b: 1 }, '3')).rejects.toThrow(/unexpected tools\/call answer/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await floor.close();
+    }
+  }, 60_000);
+
+  it('says whether the target is above the floor, and by how much', () => {
+    const row = (throughput: number, p99 = 1) => ({ throughput, p99 });
+    expect(floorNote('16 connections', { minThroughputRatio: 2 }, row(20_000, 1.5), row(10_500), row(13_000))).toBe(
+      "Floor at 16 connections: 20,000 calls/s (p99 1.500 ms) against the target's 21,000 (2× the SDK server's 10,500): below the target itself: 2× the SDK server is 1.05× the floor, out of reach of any gateway that runs its tools in a sandbox thread on this machine.",
+    );
+    expect(floorNote('one connection', { minThroughputRatio: 1 }, row(6_000, 0.25), row(5_000), row(4_500))).toBe(
+      "Floor at one connection: 6,000 calls/s (p99 0.250 ms) against the target's 5,000 (1× the SDK server's 5,000): above the target; ours ran 0.75× the floor.",
+    );
   });
 });
 
