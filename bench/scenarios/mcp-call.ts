@@ -16,9 +16,10 @@ const ADD = { name: 'calc_add', args: { a: 2, b: 40 }, text: '42' };
 /**
  * `tools/call` of a trivial plugin tool through the whole gateway of a `platform` node running as its own process
  * (host routing, API-key admission, billing, rate counter, session check, tool registry, lane, Piscina sandbox), beside
- * the official MCP SDK's Streamable HTTP server serving the same tool as a plain function, and a bare fastify JSON echo
- * as the ceiling, each its own process too; the load comes from this process, with `--concurrency` connections and
- * then with one. One session per connection, opened before measuring.
+ * the official MCP SDK's Streamable HTTP server serving the same tool as a plain function, a bare fastify JSON echo
+ * as the ceiling and a bare route through a node's lane and sandbox as the floor (mcp-floor.ts), each its own process
+ * too; the load comes from this process, with `--concurrency` connections and then with one. One session per
+ * connection, opened before measuring.
  */
 export const mcpCall: Scenario = {
   name: 'mcp-call',
