@@ -5,7 +5,7 @@ import { CALC_WAT, CALC_WIT } from '../test/helpers/mcp.ts';
 
 /**
  * The floor of the mcp-call bench: a bare fastify route that runs the plugin's `add` through the same lane and sandbox
- * a node uses (sized as a node sizes them) and answers with the same SSE frame as the gateway, and nothing else: no
+ * a node uses (sized as a node sizes them) and answers with an SSE frame like the gateway's, and nothing else: no
  * session, no key, no MCP parsing beyond the arguments, no billing, no decision record. Every server that runs tool
  * code off its event loop (the sandbox's per-call time and memory limits need that) pays at least this; when twice the
  * SDK server's calls/s is above this floor's, no gateway built that way reaches it on this machine.

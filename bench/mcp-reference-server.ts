@@ -4,10 +4,14 @@
 // Prints one JSON line with its origin; stops on SIGTERM, SIGINT or the end of its standard input.
 import { parseArgs } from 'node:util';
 import { stopWhenTold } from './child.ts';
-import { startSandboxFloorServer } from './mcp-floor.ts';
 import { startEchoServer, startSdkServer } from './mcp-reference.ts';
 
-const KINDS = { sdk: startSdkServer, echo: startEchoServer, floor: startSandboxFloorServer } as const;
+// The floor loads the platform's runtime; the other references must not carry it (their start-up and heap).
+const KINDS = {
+  sdk: startSdkServer,
+  echo: startEchoServer,
+  floor: async () => (await import('./mcp-floor.ts')).startSandboxFloorServer(),
+} as const;
 const { values } = parseArgs({ options: { kind: { type: 'string' } } });
 if (!values.kind || !Object.hasOwn(KINDS, values.kind)) {
   process.stderr.write('usage: mcp-reference-server.ts --kind sdk|echo|floor\n');

@@ -15,7 +15,7 @@ const ADD = { name: 'calc_add', args: { a: 2, b: 40 }, text: '42' };
 
 /**
  * `tools/call` of a trivial plugin tool through the whole gateway of a `platform` node running as its own process
- * (host routing, API-key admission, billing, rate counter, session check, tool registry, lane, Piscina sandbox), beside
+ * (host routing, API-key admission, billing, rate counter, session check, tool registry, lane, sandbox threads), beside
  * the official MCP SDK's Streamable HTTP server serving the same tool as a plain function, a bare fastify JSON echo
  * as the ceiling and a bare route through a node's lane and sandbox as the floor (mcp-floor.ts), each its own process
  * too; the load comes from this process, with `--concurrency` connections and then with one. One session per
@@ -90,9 +90,9 @@ export const mcpCall: Scenario = {
         rows,
         notes: [
           `Five processes: the load generator (this one: undici, one keep-alive connection per caller in flight, the same client code for every side), one \`platform\` node (${node.driver === 'pg' ? 'PostgreSQL' : 'PGlite'}, no NATS, started as bench/bench-node.ts starts it), the SDK server, the echo server and the sandbox floor (bench/mcp-reference-server.ts), all on this machine's ${cores} cores. The CPU column is each process's user and system time over the measured window.`,
-          'Ours runs the tool in a WASM sandbox worker (Piscina) through the account\'s lane; the SDK server runs it as a JS function on its event loop. Both keep sessions (2025-11-25) and answer one SSE frame per call.',
+          'Ours runs the tool in a WASM sandbox thread through the account\'s lane; the SDK server runs it as a JS function on its event loop. Both keep sessions (2025-11-25) and answer one SSE frame per call.',
           "The gateway's rate counter runs on every call with its limit raised (PLATFORM_MCP_REQUEST_RATE); every call is paid for from the node's budget lease (one durable Account turn per lease, leases grow with the call rate).",
-          'The floor (bench/mcp-floor.ts) is a bare fastify route that runs the same `add` through the lane and sandbox a node uses, sized alike, and answers the same SSE frame; no session, key, MCP handling, billing or decision record: what any server pays that runs tool code off its event loop, as the sandbox\'s per-call limits need.',
+          'The floor (bench/mcp-floor.ts) is a bare fastify route that runs the same `add` through the lane and sandbox a node uses, sized alike, and answers an SSE frame like the gateway\'s; no session, key, MCP handling, billing or decision record: what any server pays that runs tool code off its event loop, as the sandbox\'s per-call limits need.',
           ...floors,
           ...budgets,
         ],
@@ -112,6 +112,6 @@ export function floorNote(at: string, limits: { minThroughputRatio: number }, fl
   const verdict =
     floor.throughput < want
       ? `below the target itself: ${limits.minThroughputRatio}× the SDK server is ${(want / floor.throughput).toFixed(2)}× the floor, out of reach of any gateway that runs its tools in a sandbox thread on this machine`
-      : `above the target; ours ran ${(ours.throughput / floor.throughput).toFixed(2)}× the floor`;
-  return `Floor at ${at}: ${n(floor.throughput)} calls/s (p99 ${floor.p99.toFixed(3)} ms) against the target's ${n(want)} (${limits.minThroughputRatio}× the SDK server's ${n(reference.throughput)}): ${verdict}.`;
+      : `above the target, which is ${(want / floor.throughput).toFixed(2)}× the floor`;
+  return `Floor at ${at}: ${n(floor.throughput)} calls/s (p99 ${floor.p99.toFixed(3)} ms) against the target's ${n(want)} (${limits.minThroughputRatio}× the SDK server's ${n(reference.throughput)}): ${verdict}; ours ran ${(ours.throughput / floor.throughput).toFixed(2)}× the floor.`;
 }

@@ -176,7 +176,7 @@ describe('bench CPU budget', () => {
 });
 
 describe('mcp-call floor', () => {
-  it('answers tools/call with the sum from the sandbox in the SSE frame the gateway sends, which the load client checks', async () => {
+  it('answers tools/call with the sum from the sandbox in an SSE frame like the gateway\'s, which the load client checks', async () => {
     const floor = await startSandboxFloorServer();
     try {
       const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'calc_add', arguments: { a: 2, b: 40 } } };
@@ -201,10 +201,10 @@ describe('mcp-call floor', () => {
   it('says whether the target is above the floor, and by how much', () => {
     const row = (throughput: number, p99 = 1) => ({ throughput, p99 });
     expect(floorNote('16 connections', { minThroughputRatio: 2 }, row(20_000, 1.5), row(10_500), row(13_000))).toBe(
-      "Floor at 16 connections: 20,000 calls/s (p99 1.500 ms) against the target's 21,000 (2× the SDK server's 10,500): below the target itself: 2× the SDK server is 1.05× the floor, out of reach of any gateway that runs its tools in a sandbox thread on this machine.",
+      "Floor at 16 connections: 20,000 calls/s (p99 1.500 ms) against the target's 21,000 (2× the SDK server's 10,500): below the target itself: 2× the SDK server is 1.05× the floor, out of reach of any gateway that runs its tools in a sandbox thread on this machine; ours ran 0.65× the floor.",
     );
     expect(floorNote('one connection', { minThroughputRatio: 1 }, row(6_000, 0.25), row(5_000), row(4_500))).toBe(
-      "Floor at one connection: 6,000 calls/s (p99 0.250 ms) against the target's 5,000 (1× the SDK server's 5,000): above the target; ours ran 0.75× the floor.",
+      "Floor at one connection: 6,000 calls/s (p99 0.250 ms) against the target's 5,000 (1× the SDK server's 5,000): above the target, which is 0.83× the floor; ours ran 0.75× the floor.",
     );
   });
 });
