@@ -79,10 +79,11 @@ export const mcpCall: Scenario = {
       for (let k = 0; k < measured.length; k += 4) {
         const [ceiling, bare, reference, ours] = [measured[k]!, measured[k + 1]!, measured[k + 2]!, measured[k + 3]!];
         const limits = ours.label.endsWith('one connection') ? TARGETS.one : TARGETS.many;
+        const at = ours.label.replace(/^platform MCP gateway, /, '');
         rows.push({ ...ceiling, role: 'reference' }, { ...bare, role: 'reference' }, { ...reference, role: 'reference' }, { ...ours, role: 'ours', vs: reference.label, targets: versus(ours, reference, limits) });
-        floors.push(floorNote(ours.label.replace(/^platform MCP gateway, /, ''), limits, bare, reference, ours));
-        const budget = cpuBudget({ cores, ratio: limits.minThroughputRatio, reference, ours, ourProcess: 'node', floor: { row: ceiling, process: 'echo' } });
-        if (budget) budgets.push(budgetNote(ours.label.replace(/^platform MCP gateway, /, ''), budget));
+        floors.push(floorNote(at, limits, bare, reference, ours));
+        const budget = cpuBudget({ cores, ratio: limits.minThroughputRatio, reference, ours, ourProcess: 'node', echo: { row: ceiling, process: 'echo' } });
+        if (budget) budgets.push(budgetNote(at, budget));
       }
       return {
         title: 'MCP tools/call: the gateway vs the official SDK server, each its own process',

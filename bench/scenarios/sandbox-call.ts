@@ -1,5 +1,5 @@
-import { compileArtifacts, createLaneScheduler, createSandbox, parsePluginConfig, reflectComponent, sandboxSizing } from '../../runtime/index.ts';
 import { buildComponent, CALC_WAT, CALC_WIT } from '../../test/helpers/components.ts';
+import { nodeSizedSandbox } from '../node-sandbox.ts';
 import { ratio } from '../stats.ts';
 import { measure, status } from '../runner.ts';
 import { runParameters, type Scenario } from '../scenario.ts';
@@ -11,31 +11,25 @@ const MAX_OVERHEAD_US = 80;
 const MIN_CALLS_PER_S = 30_000;
 
 /**
- * Warm `add` calls through the account lane and the Piscina sandbox, beside the same transpiled component called
+ * Warm `add` calls through the account lane and the sandbox threads, beside the same transpiled component called
  * in-process (no lane, no worker): the difference is the sandbox's overhead per call.
  */
 export const sandboxCall: Scenario = {
   name: 'sandbox-call',
-  summary: 'warm tool calls through the account lane and the Piscina sandbox vs the same component called in-process',
+  summary: 'warm tool calls through the account lane and the sandbox threads vs the same component called in-process',
   needs: [],
   defaultConcurrency: 64,
   async run(opts) {
     status('sandbox-call: building and transpiling the component');
-    const wasm = await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT });
-    const signature = reflectComponent(wasm).functions[0]!.type;
-    const files = await compileArtifacts(wasm, parsePluginConfig('schema_version: "1.0"'));
+    // Sized as a node sizes them on this machine: the bench measures the sandbox a tenant's calls meet.
+    const sandbox = await nodeSizedSandbox('bench', await buildComponent({ wit: CALC_WIT, world: 'calc', wat: CALC_WAT }));
+    const { files, sizing } = sandbox;
     const glue = (await import(`data:text/javascript;base64,${Buffer.from(files['plugin.js']!).toString('base64')}`)) as {
       instantiate(get: (n: string) => unknown, imports: object, core: (m: unknown, i: unknown) => unknown): { add(a: number, b: number): number };
     };
     const modules = Object.fromEntries(Object.entries(files).filter(([n]) => n.endsWith('.wasm')).map(([n, b]) => [n, new Wasm.Module(b)]));
     const inProcess = glue.instantiate((n) => modules[n], {}, (m, i) => new Wasm.Instance(m, i));
-
-    // Sized as a node sizes them on this machine: the bench measures the sandbox a tenant's calls meet.
-    const sizing = sandboxSizing();
-    const sandbox = createSandbox({ threads: sizing.threads });
-    const lanes = createLaneScheduler({ slots: sizing.slots, perTenantInFlight: sizing.perTenantInFlight, queueCap: 1024 });
-    const loaded = sandbox.load('bench', files);
-    const viaSandbox = () => lanes.run('tenant', () => sandbox.invoke(loaded, { tenant: 'tenant', export: 'add', signature, args: { a: 2, b: 40 }, timeoutMs: 5_000 }));
+    const viaSandbox = () => sandbox.call('add', { a: 2, b: 40 });
     try {
       const [reference, sequential, parallel] = await measure(
         'sandbox-call',

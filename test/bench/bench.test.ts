@@ -143,27 +143,27 @@ describe('bench CPU budget', () => {
     const reference = { throughput: 2_000, cpu: { sdk: 100, load: 40 } };
     // The load took 40 % of a core at 2,000 of ours: 200 µs a call; ours spent 120 % (main 80): 600 µs, main 400.
     const ours = { throughput: 2_000, cpu: { node: 120, 'node:main': 80, load: 40 } };
-    const floor = { row: { throughput: 10_000, cpu: { echo: 90 } }, process: 'echo' };
-    const b = cpuBudget({ cores: 2, ratio: 2, reference, ours, ourProcess: 'node', floor })!;
+    const echo = { row: { throughput: 10_000, cpu: { echo: 90 } }, process: 'echo' };
+    const b = cpuBudget({ cores: 2, ratio: 2, reference, ours, ourProcess: 'node', echo })!;
     expect(b.rate).toBe(4_000);
     expect(b.machineUs).toBeCloseTo(500, 6);
     expect(b.loadUs).toBeCloseTo(200, 6);
     expect(b.leftUs).toBeCloseTo(300, 6);
     expect(b.oursUs).toBeCloseTo(600, 6);
     expect(b.oursMainUs).toBeCloseTo(400, 6);
-    expect(b.floorUs).toBeCloseTo(90, 6);
+    expect(b.echoUs).toBeCloseTo(90, 6);
     expect(budgetNote('16 connections', b)).toBe(
       'CPU budget of 16 connections at 2× the reference (4,000 calls/s): the 2 cores have 500 µs of CPU per call; the load generator took 200 µs a call driving ours, which leaves 300 µs for the node\'s every thread. Ours spent 600 µs (its main thread 400 µs, the other threads 200 µs). A bare HTTP echo spent 90 µs a call. Ours would have to spend 50 % less per call.',
     );
     // Other threads of 250 µs and a main thread as cheap as the echo (90) would still be past the 300 left.
-    const heavy = cpuBudget({ cores: 2, ratio: 2, reference, ours: { throughput: 2_000, cpu: { node: 120, 'node:main': 70, load: 40 } }, ourProcess: 'node', floor })!;
+    const heavy = cpuBudget({ cores: 2, ratio: 2, reference, ours: { throughput: 2_000, cpu: { node: 120, 'node:main': 70, load: 40 } }, ourProcess: 'node', echo })!;
     expect(budgetNote('16 connections', heavy)).toMatch(
       /Ours would have to spend 50 % less per call\. Even with a main thread that did no more than the bare echo, the other threads' work would make it 340 µs\.$/,
     );
     // Within reach: the gap is not the machine.
     const fits = cpuBudget({ cores: 2, ratio: 1, reference, ours: { throughput: 2_000, cpu: { node: 60, load: 40 } }, ourProcess: 'node' })!;
     expect(fits.oursMainUs).toBeNull();
-    expect(fits.floorUs).toBeNull();
+    expect(fits.echoUs).toBeNull();
     expect(budgetNote('one connection', fits)).toMatch(/Ours spent 300 µs\. Ours fits: the gap is not the machine\.$/);
     // The load alone past the machine.
     const over = cpuBudget({ cores: 1, ratio: 2, reference, ours, ourProcess: 'node' })!;
