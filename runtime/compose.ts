@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createMetrics, type Metrics } from './core/metrics/index.ts';
 import { createSandbox, sandboxSizing, type Sandbox } from './core/sandbox/index.ts';
+import { createHotLoop, createSpinPolicy, type HotLoop } from './core/loop/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createAgentJournals, createFileLinks, type AgentGateway, type AgentHomes, type AgentJournals, type FileLinks } from './agents/index.ts';
@@ -55,6 +56,8 @@ export interface Services {
   urls: ReturnType<typeof urls>;
   lanes: LaneScheduler;
   sandbox: Sandbox;
+  /** The node's loop, kept polling while work is about to come (a sandbox reply, the next request on a connection). */
+  hotLoop: HotLoop;
   /** Worker threads for what a tenant's input makes costly (reading and admitting uploads), in per-tenant lanes. */
   tasks: TaskPool;
   /** The models agents run on: the operator's providers and the node's scripted model (served on loopback). */
@@ -158,7 +161,11 @@ export async function createServices(opts: {
   // The sandbox's threads and the lanes that hand them out, sized together (sandboxSizing says how and why).
   const sizing = sandboxSizing();
   const lanes = createLaneScheduler({ slots: sizing.slots, perTenantInFlight: sizing.perTenantInFlight, queueCap: config.laneQueue });
-  const sandbox = createSandbox({ threads: sizing.threads });
+  // One spin policy for the loop: spinning and polling for sandbox replies and polling for requests are all weighed
+  // against its load (spin-policy.ts, hot-loop.ts).
+  const spinPolicy = createSpinPolicy();
+  const hotLoop = createHotLoop(spinPolicy);
+  const sandbox = createSandbox({ threads: sizing.threads, spinPolicy, hotLoop });
   // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
   // connection cap) while other tenants' uploads take turns with it, instead of being refused.
   const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
@@ -372,6 +379,7 @@ export async function createServices(opts: {
     metrics,
     lanes,
     sandbox,
+    hotLoop,
     tasks,
     models,
     agents,
@@ -421,6 +429,8 @@ export async function createServices(opts: {
       // Decisions recorded by the calls that just ended are written before the store goes.
       await autonomy.flush();
       await sandbox.close();
+      hotLoop.stop();
+      spinPolicy.stop();
       await tasks.close();
       await models.close();
       await counter.close();

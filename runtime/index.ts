@@ -13,6 +13,7 @@ export * from './core/cluster/index.ts';
 export * from './core/lanes/index.ts';
 export * from './core/metrics/index.ts';
 export * from './core/sandbox/index.ts';
+export * from './core/loop/index.ts';
 export * from './core/wasm/index.ts';
 export * from './core/egress/index.ts';
 export * from './core/rate-limit/index.ts';

@@ -82,7 +82,7 @@ describe('sandbox threads', () => {
     const threads = createSandboxThreads({
       threads: 1,
       maxHeapMb: 64,
-      spinPolicy: { allowance: () => 300, spent() {}, spare: () => true, threadsMaySpin: () => true, stop() {} },
+      spinPolicy: { allowance: () => 300, spent() {}, spare: () => true, threadsMaySpin: () => true, polled() {}, mayPoll: () => false, stop() {} },
       threadSpin: { ms: 50, maxBackoff: 4 },
     });
     onTestFinished(() => threads.close());

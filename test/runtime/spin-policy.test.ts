@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createSpinPolicy } from '../../runtime/core/sandbox/index.ts';
+import { createSpinPolicy } from '../../runtime/core/loop/index.ts';
 
 const idle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nextTurn = () => new Promise((r) => setImmediate(r));

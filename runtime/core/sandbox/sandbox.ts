@@ -4,6 +4,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { FuncType } from '../wasm/index.ts';
 import { definedMemories } from '../wasm/index.ts';
 import { camel, fromGuest, toGuest } from './values.ts';
+import type { HotLoop, SpinPolicy } from '../loop/index.ts';
 import { createSandboxThreads, type SandboxThreads } from './threads.ts';
 import { createWatchdog } from './watchdog.ts';
 
@@ -87,13 +88,22 @@ export function sandboxSizing(cores = availableParallelism()) {
  * The set has a fixed size: the lanes hand out one slot per thread, so every slot must have a live thread behind it.
  * A call that cost its thread (a timeout, a thread out of memory) returns only once the replacement is ready, so the
  * tenant at fault holds its lane slot through the respawn and its neighbours never wait for one.
+ *
+ * `spinPolicy` and `hotLoop`: the node's, so that spinning and polling for replies are weighed against the one loop's
+ * load with the rest of the node's polling (threads.ts has its own policy and no polling without them).
  */
-export function createSandbox(opts: { threads?: number; maxHeapMb?: number } = {}) {
+export function createSandbox(opts: { threads?: number; maxHeapMb?: number; spinPolicy?: SpinPolicy; hotLoop?: HotLoop } = {}) {
   const threads = opts.threads ?? 2;
   // Threads start on the first call: a node that never runs a plugin spends nothing on them.
   let pool: SandboxThreads | null = null;
   const watchdog = createWatchdog();
-  const started = () => (pool ??= createSandboxThreads({ threads, maxHeapMb: opts.maxHeapMb ?? 128 }));
+  const started = () =>
+    (pool ??= createSandboxThreads({
+      threads,
+      maxHeapMb: opts.maxHeapMb ?? 128,
+      ...(opts.spinPolicy ? { spinPolicy: opts.spinPolicy } : {}),
+      ...(opts.hotLoop ? { hotLoop: opts.hotLoop } : {}),
+    }));
   const compiled = new Map<string, LoadedArtifacts>();
 
   return {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
-import { createSpinPolicy, type SpinPolicy } from './spin-policy.ts';
+import { createSpinPolicy, type HotLoop, type SpinPolicy } from '../loop/index.ts';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
 import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SHARED_WORDS, SPINS, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
@@ -54,6 +54,12 @@ export interface SandboxThreads {
   close(): Promise<void>;
 }
 
+/**
+ * How long the loop polls for a reply that did not come during the spin (hot-loop.ts): a trivial call's round trip to
+ * a woken thread is 100–150 µs on a 2-core VM; past this the reply's message wakes the loop as before.
+ */
+const REPLY_POLL_US = 1_000;
+
 /** A sandbox thread's spin for its next call (thread-entry.mjs): up to 100 µs, and at most 64 parks between tries. */
 const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
 
@@ -63,10 +69,18 @@ const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
  * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
  * dies (out of memory, terminated at a deadline) is replaced at once.
  *
- * `spinPolicy`: when the main thread spins for a reply (the node's own by default); `threadSpin`: the threads' spin for
- * their next call (tests lengthen it, so that what a spin catches does not depend on the machine's scheduling).
+ * `spinPolicy`: when the main thread spins for a reply (its own by default); `hotLoop`: the node's loop, kept polling
+ * while a call runs past the spin, whose polls take the reply (hot-loop.ts; none by default: the loop sleeps until the
+ * reply's message wakes it); `threadSpin`: the threads' spin for their next call (tests lengthen it, so that what a
+ * spin catches does not depend on the machine's scheduling).
  */
-export function createSandboxThreads(opts: { threads: number; maxHeapMb: number; spinPolicy?: SpinPolicy; threadSpin?: typeof THREAD_SPIN }): SandboxThreads {
+export function createSandboxThreads(opts: {
+  threads: number;
+  maxHeapMb: number;
+  spinPolicy?: SpinPolicy;
+  hotLoop?: HotLoop;
+  threadSpin?: typeof THREAD_SPIN;
+}): SandboxThreads {
   const threads: Thread[] = [];
   const queue: Call[] = [];
   let completed = 0;
@@ -76,6 +90,7 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
   let bootFailures = 0;
   let broken: Error | null = null;
   const spin = opts.spinPolicy ?? createSpinPolicy();
+  const ownSpin = !opts.spinPolicy;
   // Shared by every thread (thread-entry.mjs): the word a thread holds while it spins for its next call (one spinner at
   // a time), then whether a thread may spin at all, which the main thread keeps current at every call (no spinning
   // while the loop or the threads with calls need the cores).
@@ -198,6 +213,8 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     Atomics.add(t.words, REQUESTS, 1);
     Atomics.notify(t.words, REQUESTS, 1);
     spinForReplies(busy);
+    // Still running: the loop polls for the reply (while it has time to spare) instead of sleeping until it comes.
+    if (t.call === call && !t.gone) opts.hotLoop?.expect(REPLY_POLL_US);
   }
 
   // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (spin-policy.ts).
@@ -210,19 +227,31 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     const t0 = performance.now();
     const until = t0 + allowance / 1000;
     let replied: Thread | undefined;
-    while (!(replied = threads.find((x) => x.call && !x.gone && Atomics.load(x.words, REPLIES) !== x.replies)) && performance.now() < until);
+    while (!(replied = repliedThread()) && performance.now() < until);
     spin.spent((performance.now() - t0) * 1000);
     if (!replied) return;
-    // The reply is on the port already: take it now instead of after the loop's next wake-up.
-    const entry = receiveMessageOnPort(replied.port);
-    if (!entry) return;
     spinning = true;
     try {
-      answered(replied, entry.message);
+      takeReply(replied);
     } finally {
       spinning = false;
     }
   }
+
+  const repliedThread = () => threads.find((x) => x.call && !x.gone && Atomics.load(x.words, REPLIES) !== x.replies);
+  /** The reply is on the port already: taken now instead of when the port's message event comes. */
+  function takeReply(t: Thread) {
+    const entry = receiveMessageOnPort(t.port);
+    if (entry) answered(t, entry.message);
+  }
+  // A poll of the hot loop takes the replies that have come since the last.
+  const unwatch = opts.hotLoop?.watch(() => {
+    for (let t = repliedThread(); t; t = repliedThread()) {
+      const before = t.replies;
+      takeReply(t);
+      if (t.replies === before) break;
+    }
+  });
 
   const sum = (word: number) => threads.reduce((n, t) => n + Atomics.load(t.words, word), 0);
 
@@ -257,7 +286,8 @@ export function createSandboxThreads(opts: { threads: number; maxHeapMb: number;
     stats: () => ({ threads: threads.length, queued: queue.length, completed, takenAwake: sum(AWAKE), spins: sum(SPINS) }),
     async close() {
       closing = true;
-      spin.stop();
+      if (ownSpin) spin.stop();
+      unwatch?.();
       for (const q of queue.splice(0)) refuse(q, new Error('the sandbox is closed'));
       await Promise.all(threads.map((t) => t.worker.terminate()));
     },

@@ -15,11 +15,16 @@ import { availableParallelism } from 'node:os';
  * threads as there are cores it would take one from a thread whose reply it waits for. With 64 calls in flight on 2
  * cores (three running at a time), the sandbox-call bench ran 24,266–26,764 calls/s without that spin, 20,444–22,605
  * with it.
+ *
+ * The same load decides whether the loop may poll instead of sleeping (hot-loop.ts), and the time it polls with
+ * nothing to do is not counted either; at most half of each window goes to polling.
  */
 const PER_CALL_US = 40;
 const PER_TURN_US = 100;
 const MAX_LOAD = 0.7;
 const WINDOW_MS = 50;
+/** The most of a sample window the loop may have spent polling (hot-loop.ts) for it to go on polling: half a core. */
+const MAX_POLL_SHARE = 0.5;
 
 export interface SpinPolicy {
   /** Microseconds the caller may spin now (0: go back to the loop), with calls running on `busy` threads. */
@@ -34,6 +39,13 @@ export interface SpinPolicy {
    * until its reply is taken, so one such thread is always allowed.
    */
   threadsMaySpin(busy: number): boolean;
+  /**
+   * The loop spent this long polling with nothing to do (hot-loop.ts): not load, like spinning, but not spinning either
+   * (the turns go on between polls, so it takes nothing from the spin's budget per turn).
+   */
+  polled(us: number): void;
+  /** Whether the loop may poll instead of sleeping: it has time to spare, and polled under half the last window. */
+  mayPoll(): boolean;
   stop(): void;
 }
 
@@ -44,14 +56,21 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
   let turnEnds = false;
   let spunTotal = 0;
   let spunAtSample = 0;
+  let polledTotal = 0;
+  let polledAtSample = 0;
+  let pollShare = 0;
   let last = performance.eventLoopUtilization();
   const sampler = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const d = performance.eventLoopUtilization(now, last);
     const spunMs = (spunTotal - spunAtSample) / 1000;
-    load = (d.active - spunMs) / Math.max(1e-6, d.active + d.idle);
+    const polledMs = (polledTotal - polledAtSample) / 1000;
+    const elapsed = Math.max(1e-6, d.active + d.idle);
+    load = Math.max(0, d.active - spunMs - polledMs) / elapsed;
+    pollShare = polledMs / elapsed;
     last = now;
     spunAtSample = spunTotal;
+    polledAtSample = polledTotal;
   }, WINDOW_MS);
   sampler.unref();
   const newTurn = () => {
@@ -74,6 +93,10 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
     },
     spare,
     threadsMaySpin: (busy) => spare() && busy <= Math.max(1, cores - 1),
+    polled(us) {
+      polledTotal += us;
+    },
+    mayPoll: () => spare() && pollShare < MAX_POLL_SHARE,
     stop: () => clearInterval(sampler),
   };
 }
