@@ -2,6 +2,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../bin/logger.ts';
+import { NEXT_REQUEST_US } from '../../runtime/index.ts';
 import { rawExchange } from '../helpers/raw-socket.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { authorize, decide, demoUser, redeem } from '../helpers/identity.ts';
@@ -55,6 +56,23 @@ describe('operability of a node', () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.json.code).toBe('MGMT_ROUTE_NOT_FOUND');
     }
+  });
+
+  it('keeps its loop polling for the next request on a connection after each one arrives', async () => {
+    const hot = p.node.services.hotLoop;
+    const asked: number[] = [];
+    const expect0 = hot.expect;
+    hot.expect = (us: number) => {
+      asked.push(us);
+      expect0(us);
+    };
+    try {
+      const res = await p.call('GET', '/v1/platform-cli/config');
+      expect(res.status).toBe(200);
+    } finally {
+      hot.expect = expect0;
+    }
+    expect(asked).toEqual([NEXT_REQUEST_US]);
   });
 
   it('answers health and readiness probes', async () => {
