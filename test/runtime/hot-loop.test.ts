@@ -25,15 +25,14 @@ describe('the hot loop polls instead of sleeping while work is expected', () => 
     let polls = 0;
     hot.watch(() => polls++);
     const t0 = performance.now();
-    hot.expect(20_000);
-    await idle(5);
-    // The loop turned many times in 5 ms: a sleeping loop would have turned once for the timer.
+    hot.expect(150_000);
+    // Probes run only in polls: a loop that slept would not have run them at all.
+    while (polls <= 10 && performance.now() - t0 < 120) await idle(1);
     expect(polls).toBeGreaterThan(10);
-    await idle(40);
+    // Well past the deadline the loop sleeps again: no more polls.
+    await idle(Math.max(0, t0 + 190 - performance.now()));
     const after = polls;
-    expect(performance.now() - t0).toBeGreaterThan(20);
-    await idle(20);
-    // Past the deadline the loop sleeps again: no more polls.
+    await idle(30);
     expect(polls).toBe(after);
     // What it polled with nothing to do was reported, and never more than the time that passed.
     expect(b.reports).toBeGreaterThan(0);
@@ -44,14 +43,40 @@ describe('the hot loop polls instead of sleeping while work is expected', () => 
     const { seam } = budget(true);
     const hot = createHotLoop(seam);
     onTestFinished(() => hot.stop());
-    let polls = 0;
-    hot.watch(() => polls++);
-    hot.expect(30_000);
+    const polls: number[] = [];
+    hot.watch(() => polls.push(performance.now()));
+    const t0 = performance.now();
+    hot.expect(300_000);
     hot.expect(1_000);
-    await idle(15);
-    const mid = polls;
-    await idle(5);
-    expect(polls).toBeGreaterThan(mid);
+    await idle(30);
+    // A turn's immediates come after its timers: the poll queued before this one has run when it does.
+    await new Promise((r) => setImmediate(r));
+    // Polled well past the earlier deadline (1 ms), however late the timer came.
+    expect(polls.some((t) => t - t0 > 20)).toBe(true);
+  });
+
+  it('credits as idle no more than an empty turn costs, and not the work before the first poll', async () => {
+    const reports: number[] = [];
+    const hot = createHotLoop({ mayPoll: () => true, polled: (us) => void reports.push(us) });
+    onTestFinished(() => hot.stop());
+    let polls = 0;
+    // Every other turn has 200 µs of work in it (a probe's work, then a timer's).
+    hot.watch(() => {
+      polls++;
+      if (polls % 2 === 0) {
+        const t = performance.now();
+        while (performance.now() - t < 0.2);
+      }
+    });
+    hot.expect(20_000);
+    // The caller's own work after asking is not idle time either.
+    const t = performance.now();
+    while (performance.now() - t < 2);
+    const t1 = performance.now();
+    while (polls <= 4 && performance.now() - t1 < 15) await idle(1);
+    expect(polls).toBeGreaterThan(4);
+    expect(reports.length).toBeGreaterThan(0);
+    expect(Math.max(...reports)).toBeLessThanOrEqual(5);
   });
 
   it('does not poll when the budget says the loop has no time to spare, and stops when it says so mid-way', async () => {
@@ -66,6 +91,7 @@ describe('the hot loop polls instead of sleeping while work is expected', () => 
     b.allow = true;
     hot.expect(50_000);
     await idle(5);
+    await new Promise((r) => setImmediate(r));
     expect(polls).toBeGreaterThan(0);
     b.allow = false;
     await idle(2);
@@ -85,7 +111,7 @@ describe('the hot loop polls instead of sleeping while work is expected', () => 
     expect(performance.now() - t0).toBeLessThan(20);
   });
 
-  it('a probe removed, or the loop stopped, is not called again', async () => {
+  it('a probe removed, or the loop stopped, is not called again; a stopped loop does not poll', async () => {
     const { seam } = budget(true);
     const hot = createHotLoop(seam);
     let a = 0;
@@ -94,37 +120,48 @@ describe('the hot loop polls instead of sleeping while work is expected', () => 
     hot.watch(() => c++);
     hot.expect(50_000);
     await idle(3);
+    await new Promise((r) => setImmediate(r));
     unwatch();
     const a1 = a;
     await idle(3);
     expect(a).toBe(a1);
+    expect(c).toBeGreaterThan(0);
     hot.stop();
-    await idle(1);
-    const c1 = c;
-    await idle(5);
-    expect(c).toBe(c1);
+    let late = 0;
+    hot.watch(() => late++);
+    hot.expect(50_000);
+    await idle(10);
+    expect(late).toBe(0);
   });
 
-  it("the node's spin policy allows polling only with time to spare and under half a window polled, and does not count it as load", async () => {
+  it("the node's spin policy allows polling only with time to spare, a core left and under half a window polled, and does not count it as load", async () => {
     const spin = createSpinPolicy({ cores: 2 });
     onTestFinished(() => spin.stop());
     // Not measured yet: assume a busy loop.
     expect(spin.mayPoll()).toBe(false);
     await idle(120);
     expect(spin.mayPoll()).toBe(true);
-    // Held for a window by polling it was told of: still spare (the polling is not load), but it polled too much.
+    // Sandbox threads with calls on both cores: no core for polling.
+    spin.allowance(2);
+    expect(spin.mayPoll()).toBe(false);
+    expect(spin.threadsMaySpin(1)).toBe(true);
+    expect(spin.mayPoll()).toBe(true);
+    // Half of a 50 ms window polled: no more polling in this window.
+    spin.polled(26_000);
+    expect(spin.mayPoll()).toBe(false);
+    // The next windows have their own half.
+    await idle(120);
+    expect(spin.mayPoll()).toBe(true);
+    // A loop held by polling it was told of is still spare: the polling is not load.
     const end = performance.now() + 120;
     while (performance.now() < end) {
       const t0 = performance.now();
-      while (performance.now() - t0 < 5);
+      while (performance.now() - t0 < 2);
       spin.polled((performance.now() - t0) * 1000);
       await new Promise((r) => setImmediate(r));
     }
     await new Promise((r) => setTimeout(r, 0));
     expect(spin.spare()).toBe(true);
-    expect(spin.mayPoll()).toBe(false);
-    await idle(120);
-    expect(spin.mayPoll()).toBe(true);
   });
 });
 

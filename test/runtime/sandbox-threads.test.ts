@@ -6,7 +6,7 @@ const UNKNOWN_CODE = { key: 'not-loaded', grantsKey: 'none', tenant: 't', func: 
 
 /**
  * Holds the loop busy, then lets a timer run: the spin policy's sampler (an overdue interval) has then measured a busy
- * loop, so the main thread does not spin for the next reply (spin-policy.ts) and a call stays running until the loop
+ * loop, so the main thread does not spin for the next reply (loop/spin-policy.ts) and a call stays running until the loop
  * takes its reply off the port.
  */
 async function busyLoop() {

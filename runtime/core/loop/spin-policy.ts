@@ -17,14 +17,15 @@ import { availableParallelism } from 'node:os';
  * with it.
  *
  * The same load decides whether the loop may poll instead of sleeping (hot-loop.ts), and the time it polls with
- * nothing to do is not counted either; at most half of each window goes to polling.
+ * nothing to do is not counted either; at most half of each window goes to polling, and none while the threads with
+ * calls take the cores.
  */
 const PER_CALL_US = 40;
 const PER_TURN_US = 100;
 const MAX_LOAD = 0.7;
 const WINDOW_MS = 50;
-/** The most of a sample window the loop may have spent polling (hot-loop.ts) for it to go on polling: half a core. */
-const MAX_POLL_SHARE = 0.5;
+/** The most of each sample window the loop may spend polling (hot-loop.ts): half a core. */
+const MAX_POLLED_US = WINDOW_MS * 1000 * 0.5;
 
 export interface SpinPolicy {
   /** Microseconds the caller may spin now (0: go back to the loop), with calls running on `busy` threads. */
@@ -44,7 +45,10 @@ export interface SpinPolicy {
    * (the turns go on between polls, so it takes nothing from the spin's budget per turn).
    */
   polled(us: number): void;
-  /** Whether the loop may poll instead of sleeping: it has time to spare, and polled under half the last window. */
+  /**
+   * Whether the loop may poll instead of sleeping: it has time to spare, the threads with calls (as last counted by
+   * `allowance` or `threadsMaySpin`) leave it a core, and it has polled under half of the current window.
+   */
   mayPoll(): boolean;
   stop(): void;
 }
@@ -58,7 +62,8 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
   let spunAtSample = 0;
   let polledTotal = 0;
   let polledAtSample = 0;
-  let pollShare = 0;
+  /** Threads with calls, as last counted for `allowance` or `threadsMaySpin`. */
+  let busyNow = 0;
   let last = performance.eventLoopUtilization();
   const sampler = setInterval(() => {
     const now = performance.eventLoopUtilization();
@@ -67,7 +72,6 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
     const polledMs = (polledTotal - polledAtSample) / 1000;
     const elapsed = Math.max(1e-6, d.active + d.idle);
     load = Math.max(0, d.active - spunMs - polledMs) / elapsed;
-    pollShare = polledMs / elapsed;
     last = now;
     spunAtSample = spunTotal;
     polledAtSample = polledTotal;
@@ -80,6 +84,7 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
   const spare = () => load <= MAX_LOAD;
   return {
     allowance(busy) {
+      busyNow = busy;
       if (busy >= cores || !spare() || spunInTurn >= PER_TURN_US) return 0;
       if (!turnEnds) {
         turnEnds = true;
@@ -92,11 +97,14 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       spunTotal += us;
     },
     spare,
-    threadsMaySpin: (busy) => spare() && busy <= Math.max(1, cores - 1),
+    threadsMaySpin(busy) {
+      busyNow = busy;
+      return spare() && busy <= Math.max(1, cores - 1);
+    },
     polled(us) {
       polledTotal += us;
     },
-    mayPoll: () => spare() && pollShare < MAX_POLL_SHARE,
+    mayPoll: () => spare() && busyNow < cores && polledTotal - polledAtSample < MAX_POLLED_US,
     stop: () => clearInterval(sampler),
   };
 }

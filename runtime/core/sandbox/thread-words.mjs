@@ -13,7 +13,7 @@ export const THREAD_WORDS = 4;
 
 /**
  * The block every thread shares: the word a thread holds while it spins for its next call, then whether a thread may
- * spin at all (1) or not (0), which the main thread keeps current at every call (spin-policy.ts' `threadsMaySpin`).
+ * spin at all (1) or not (0), which the main thread keeps current at every call (loop/spin-policy.ts' `threadsMaySpin`).
  */
 export const SPINNER = 0;
 export const MAY_SPIN = 1;

@@ -66,7 +66,7 @@ const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
 /**
  * A fixed set of worker threads that run sandbox calls one at a time each, with a doorbell in shared memory instead of
  * a pool's task protocol: the main thread can see that a reply has come without waiting for its loop to be woken, and
- * takes it at once when it has time to spin for it (spin-policy.ts). Each thread's JS heap is capped; a thread that
+ * takes it at once when it has time to spin for it (loop/spin-policy.ts). Each thread's JS heap is capped; a thread that
  * dies (out of memory, terminated at a deadline) is replaced at once.
  *
  * `spinPolicy`: when the main thread spins for a reply (its own by default); `hotLoop`: the node's loop, kept polling
@@ -217,7 +217,7 @@ export function createSandboxThreads(opts: {
     if (t.call === call && !t.gone) opts.hotLoop?.expect(REPLY_POLL_US);
   }
 
-  // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (spin-policy.ts).
+  // Waiting for a reply in the loop costs a wake-up; spinning for it costs the loop's other work (loop/spin-policy.ts).
   let spinning = false;
   function spinForReplies(busy: number) {
     // Not again from within the answer the spin took (answered → dispatch → start): one spin at a time.
@@ -246,11 +246,8 @@ export function createSandboxThreads(opts: {
   }
   // A poll of the hot loop takes the replies that have come since the last.
   const unwatch = opts.hotLoop?.watch(() => {
-    for (let t = repliedThread(); t; t = repliedThread()) {
-      const before = t.replies;
-      takeReply(t);
-      if (t.replies === before) break;
-    }
+    // Every thread once: one whose reply the port's own event took already cannot hold up the others'.
+    for (const t of threads) if (t.call && !t.gone && Atomics.load(t.words, REPLIES) !== t.replies) takeReply(t);
   });
 
   const sum = (word: number) => threads.reduce((n, t) => n + Atomics.load(t.words, word), 0);
