@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { createLaneScheduler, type LaneScheduler } from './core/lanes/index.ts';
 import { createMetrics, type Metrics } from './core/metrics/index.ts';
 import { createSandbox, sandboxSizing, type Sandbox } from './core/sandbox/index.ts';
-import { createHotLoop, createSpinPolicy, type HotLoop } from './core/loop/index.ts';
+import { createHotLoop, createSpinPolicy, NO_POLLING, type HotLoop } from './core/loop/index.ts';
 import { createTaskPool, type TaskPool } from './core/workers/index.ts';
 import { createModelRegistry, type ModelRegistry } from './models/index.ts';
 import { agentSteps, agentTaskProjection, agentToolSource, attachmentRecorder, createAgentGateway, createAgentHomes, createAgentJournals, createFileLinks, type AgentGateway, type AgentHomes, type AgentJournals, type FileLinks } from './agents/index.ts';
@@ -164,7 +164,7 @@ export async function createServices(opts: {
   // One spin policy for the loop: spinning and polling for sandbox replies and polling for requests are all weighed
   // against its load (spin-policy.ts, hot-loop.ts).
   const spinPolicy = createSpinPolicy();
-  const hotLoop = createHotLoop(spinPolicy);
+  const hotLoop = createHotLoop(config.loopPolling ? spinPolicy : NO_POLLING);
   const sandbox = createSandbox({ threads: sizing.threads, spinPolicy, hotLoop });
   // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
   // connection cap) while other tenants' uploads take turns with it, instead of being refused.

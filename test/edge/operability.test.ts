@@ -75,6 +75,24 @@ describe('operability of a node', () => {
     expect(asked).toContain(NEXT_REQUEST_US);
   });
 
+  it('a node started with PLATFORM_LOOP_POLLING=false never polls', async () => {
+    const quiet = await startTestPlatform({ env: { PLATFORM_LOOP_POLLING: 'false' } });
+    try {
+      let polls = 0;
+      const unwatch = quiet.node.services.hotLoop.watch(() => polls++);
+      const res = await quiet.call('GET', '/v1/platform-cli/config');
+      expect(res.status).toBe(200);
+      // A quiet loop: one that may poll would now (the load is measured over 50 ms windows).
+      await new Promise((r) => setTimeout(r, 300));
+      quiet.node.services.hotLoop.expect(50_000);
+      await new Promise((r) => setTimeout(r, 20));
+      unwatch();
+      expect(polls).toBe(0);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('answers health and readiness probes', async () => {
     expect((await p.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
     expect((await p.call('GET', '/readyz')).json).toEqual({ status: 'ready' });

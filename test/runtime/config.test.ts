@@ -44,6 +44,10 @@ describe('configuration', () => {
     expect(loadConfig({}).compileAhead).toBe(true);
     expect(loadConfig({ PLATFORM_COMPILE_AHEAD: 'false' }).compileAhead).toBe(false);
     expect(() => loadConfig({ PLATFORM_COMPILE_AHEAD: 'yes' })).toThrow(/PLATFORM_COMPILE_AHEAD="yes": expected true or false/);
+    // The loop polls unless turned off.
+    expect(loadConfig({}).loopPolling).toBe(true);
+    expect(loadConfig({ PLATFORM_LOOP_POLLING: 'false' }).loopPolling).toBe(false);
+    expect(() => loadConfig({ PLATFORM_LOOP_POLLING: 'on' })).toThrow(/PLATFORM_LOOP_POLLING="on": expected true or false/);
     // PostgreSQL statements are prepared unless turned off (a pooler in transaction mode).
     expect(loadConfig({}).databasePrepare).toBe(true);
     expect(loadConfig({ PLATFORM_DB_PREPARE: 'false' }).databasePrepare).toBe(false);

@@ -40,6 +40,8 @@ export interface PlatformConfig {
   writeTimeoutMs: number;
   /** Compile the routes' schemas in the background once the node serves, so no request pays for one (edge/http/compile-ahead.ts). */
   compileAhead: boolean;
+  /** Let the loop poll instead of sleeping while work is about to come (runtime/core/loop/hot-loop.ts). */
+  loopPolling: boolean;
   seedDemo: boolean;
   workspacesDir: string;
   pluginPrivateNetwork: boolean;
@@ -118,6 +120,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'PLATFORM_SHUTDOWN_GRACE_MS', default: '10000', description: 'How long a graceful shutdown waits for requests in flight' },
   { env: 'PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', default: '1024', description: 'Connections one client address may hold open; more are refused with 503 `EDGE_TOO_MANY_CONNECTIONS` (0..1000000, 0: no cap). Behind a proxy every client shares its address: raise it' },
   { env: 'PLATFORM_COMPILE_AHEAD', default: 'true', description: "Once the node serves, compile every route's request validators and response serializers in the background, a step per turn of the event loop, so that no request waits for a compile (`true` or `false`; `false` leaves each to its route's first use)" },
+  { env: 'PLATFORM_LOOP_POLLING', default: 'true', description: "Let the node's event loop poll instead of sleeping for 1 ms after each request arrives and while a sandbox call runs, only while it has time to spare and at most half a core: fewer slow wake-ups on small virtual machines, at some idle CPU (`true` or `false`)" },
   { env: 'PLATFORM_WRITE_TIMEOUT_MS', default: '30000', description: 'A connection whose client takes none of its queued response for this long is closed (0..3600000, 0: never); idle connections and quiet streams are not affected' },
   { env: 'PLATFORM_SEED_DEMO', default: 'true', description: 'Create the demo tenant on an empty database (`true` or `false`)' },
   { env: 'PLATFORM_WORKSPACES_DIR', default: '$PLATFORM_DATA_DIR/workspaces', description: "Root of the workspace directories (one per account, gateway or agent, and user); a plugin's filesystem grants resolve inside its caller's one" },
@@ -205,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (prepare !== 'true' && prepare !== 'false') problems.push(`PLATFORM_DB_PREPARE=${JSON.stringify(prepare)}: expected true or false`);
   const ahead = str('PLATFORM_COMPILE_AHEAD', 'true');
   if (ahead !== 'true' && ahead !== 'false') problems.push(`PLATFORM_COMPILE_AHEAD=${JSON.stringify(ahead)}: expected true or false`);
+  const polling = str('PLATFORM_LOOP_POLLING', 'true');
+  if (polling !== 'true' && polling !== 'false') problems.push(`PLATFORM_LOOP_POLLING=${JSON.stringify(polling)}: expected true or false`);
   const seed = str('PLATFORM_SEED_DEMO', 'true');
   if (seed !== 'true' && seed !== 'false') problems.push(`PLATFORM_SEED_DEMO=${JSON.stringify(seed)}: expected true or false`);
   const privateNetwork = str('PLATFORM_PLUGIN_PRIVATE_NETWORK', 'false');
@@ -264,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxConnectionsPerAddress: int('PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', 1024, 0, 1_000_000),
     writeTimeoutMs: int('PLATFORM_WRITE_TIMEOUT_MS', 30_000, 0, 3_600_000),
     compileAhead: ahead === 'true',
+    loopPolling: polling === 'true',
     seedDemo: seed !== 'false',
     workspacesDir: path.resolve(cwd, str('PLATFORM_WORKSPACES_DIR', path.join(str('PLATFORM_DATA_DIR', './.platform'), 'workspaces'))),
     pluginPrivateNetwork: privateNetwork === 'true',

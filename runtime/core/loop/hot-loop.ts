@@ -19,6 +19,9 @@ export interface PollBudget {
   polled(us: number): void;
 }
 
+/** A budget that never allows polling: the hot loop of a node whose operator turned polling off. */
+export const NO_POLLING: PollBudget = { mayPoll: () => false, polled() {} };
+
 export interface HotLoop {
   /** Work is expected within `us` microseconds: poll until then (or later, if a deadline already set is later). */
   expect(us: number): void;
