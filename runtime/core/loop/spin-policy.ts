@@ -58,23 +58,20 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
   let load = 1;
   let spunInTurn = 0;
   let turnEnds = false;
-  let spunTotal = 0;
-  let spunAtSample = 0;
-  let polledTotal = 0;
-  let polledAtSample = 0;
+  // Spun and polled in the current sample window, in µs (the sampler starts each window at 0).
+  let spunInWindow = 0;
+  let polledInWindow = 0;
   /** Threads with calls, as last counted for `allowance` or `threadsMaySpin`. */
   let busyNow = 0;
   let last = performance.eventLoopUtilization();
   const sampler = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const d = performance.eventLoopUtilization(now, last);
-    const spunMs = (spunTotal - spunAtSample) / 1000;
-    const polledMs = (polledTotal - polledAtSample) / 1000;
     const elapsed = Math.max(1e-6, d.active + d.idle);
-    load = Math.max(0, d.active - spunMs - polledMs) / elapsed;
+    load = Math.max(0, d.active - (spunInWindow + polledInWindow) / 1000) / elapsed;
     last = now;
-    spunAtSample = spunTotal;
-    polledAtSample = polledTotal;
+    spunInWindow = 0;
+    polledInWindow = 0;
   }, WINDOW_MS);
   sampler.unref();
   const newTurn = () => {
@@ -94,7 +91,7 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
     },
     spent(us) {
       spunInTurn += us;
-      spunTotal += us;
+      spunInWindow += us;
     },
     spare,
     threadsMaySpin(busy) {
@@ -102,9 +99,9 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       return spare() && busy <= Math.max(1, cores - 1);
     },
     polled(us) {
-      polledTotal += us;
+      polledInWindow += us;
     },
-    mayPoll: () => spare() && busyNow < cores && polledTotal - polledAtSample < MAX_POLLED_US,
+    mayPoll: () => spare() && busyNow < cores && polledInWindow < MAX_POLLED_US,
     stop: () => clearInterval(sampler),
   };
 }

@@ -238,7 +238,9 @@ export function createSandboxThreads(opts: {
     }
   }
 
-  const repliedThread = () => threads.find((x) => x.call && !x.gone && Atomics.load(x.words, REPLIES) !== x.replies);
+  /** A thread whose call has answered (its REPLIES word moved past the replies taken) and whose reply is not taken yet. */
+  const hasReply = (t: Thread) => t.call !== null && !t.gone && Atomics.load(t.words, REPLIES) !== t.replies;
+  const repliedThread = () => threads.find(hasReply);
   /** The reply is on the port already: taken now instead of when the port's message event comes. */
   function takeReply(t: Thread) {
     const entry = receiveMessageOnPort(t.port);
@@ -247,7 +249,7 @@ export function createSandboxThreads(opts: {
   // A poll of the hot loop takes the replies that have come since the last.
   const unwatch = opts.hotLoop?.watch(() => {
     // Every thread once: one whose reply the port's own event took already cannot hold up the others'.
-    for (const t of threads) if (t.call && !t.gone && Atomics.load(t.words, REPLIES) !== t.replies) takeReply(t);
+    for (const t of threads) if (hasReply(t)) takeReply(t);
   });
 
   const sum = (word: number) => threads.reduce((n, t) => n + Atomics.load(t.words, word), 0);
