@@ -64,7 +64,10 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
   /** Threads with calls, as last counted for `allowance` or `threadsMaySpin`. */
   let busyNow = 0;
   let last = performance.eventLoopUtilization();
-  const sampler = setInterval(() => {
+  // Sampled from the policy's first use on: a node that serves nothing and runs no plugin keeps no timer for it.
+  let sampler: ReturnType<typeof setInterval> | undefined;
+  let stopped = false;
+  const sample = () => {
     const now = performance.eventLoopUtilization();
     const d = performance.eventLoopUtilization(now, last);
     const elapsed = Math.max(1e-6, d.active + d.idle);
@@ -72,17 +75,23 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
     last = now;
     spunInWindow = 0;
     polledInWindow = 0;
-  }, WINDOW_MS);
-  sampler.unref();
+  };
   const newTurn = () => {
     spunInTurn = 0;
     turnEnds = false;
   };
-  const spare = () => load <= MAX_LOAD;
+  const spare = () => {
+    if (!sampler && !stopped) {
+      last = performance.eventLoopUtilization();
+      sampler = setInterval(sample, WINDOW_MS);
+      sampler.unref();
+    }
+    return load <= MAX_LOAD;
+  };
   return {
     allowance(busy) {
       busyNow = busy;
-      if (busy >= cores || !spare() || spunInTurn >= PER_TURN_US) return 0;
+      if (!spare() || busy >= cores || spunInTurn >= PER_TURN_US) return 0;
       if (!turnEnds) {
         turnEnds = true;
         setImmediate(newTurn);
@@ -102,6 +111,9 @@ export function createSpinPolicy(opts: { cores?: number } = {}): SpinPolicy {
       polledInWindow += us;
     },
     mayPoll: () => spare() && busyNow < cores && polledInWindow < MAX_POLLED_US,
-    stop: () => clearInterval(sampler),
+    stop() {
+      stopped = true;
+      clearInterval(sampler);
+    },
   };
 }

@@ -60,6 +60,15 @@ export interface SandboxThreads {
  */
 const REPLY_POLL_US = 1_000;
 
+/**
+ * The most calls that start in one turn of the loop; the rest start at the next turn. Node takes up to 1,000 messages
+ * off a port in one event, running microtasks after each (MessagePort::OnMessage): a caller that makes its next call
+ * as soon as the last answers, against a thread that answers within the caller's own work (as a warm thread does on a
+ * loaded machine), would run hundreds of calls without the loop's timers and sockets getting a turn. At 16 gateway
+ * connections a turn starts a few calls; 64 costs a loop turn per 64 calls at most.
+ */
+const CALLS_PER_TURN = 64;
+
 /** A sandbox thread's spin for its next call (thread-entry.mjs): up to 100 µs, and at most 64 parks between tries. */
 const THREAD_SPIN = { ms: 0.1, maxBackoff: 64 };
 
@@ -178,10 +187,26 @@ export function createSandboxThreads(opts: {
     });
   }
 
+  // Calls started in this turn of the loop (CALLS_PER_TURN); a check-phase callback ends the turn's count and starts
+  // what waited for it.
+  let startedInTurn = 0;
+  let turnEnds = false;
+  const newTurn = () => {
+    startedInTurn = 0;
+    turnEnds = false;
+    dispatch();
+  };
+
   function dispatch() {
     while (queue.length) {
       const t = threads.find((x) => x.ready && !x.gone && !x.call);
       if (!t) return;
+      if (startedInTurn >= CALLS_PER_TURN) return;
+      if (!turnEnds) {
+        turnEnds = true;
+        setImmediate(newTurn);
+      }
+      startedInTurn++;
       start(t, queue.shift()!);
     }
   }
