@@ -15,6 +15,7 @@
 // 37,000-65,000 (p50 12-13 us); at 64 in flight, and mcp-call at 16 connections and at one, it stayed within the VM's
 // run-to-run spread.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { spinFor } from './spin-for.mjs';
 import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SPINNER, SPINS } from './thread-words.mjs';
 import invoke from './worker.mjs';
 
@@ -28,6 +29,9 @@ let seen = 0;
 let skip = 0;
 let backoff = 0;
 
+/** A call was posted since the thread last looked (true), or not yet (undefined: spinFor's "keep trying"). */
+const posted = () => (Atomics.load(words, REQUESTS) !== seen ? true : undefined);
+
 /** Spins up to SPIN_MS for a call to be posted; true if one was. */
 function spin() {
   if (skip > 0) {
@@ -36,9 +40,7 @@ function spin() {
   }
   if (Atomics.load(shared, MAY_SPIN) === 0 || Atomics.compareExchange(shared, SPINNER, 0, 1) !== 0) return false;
   Atomics.add(words, SPINS, 1);
-  const until = performance.now() + SPIN_MS;
-  let caught = false;
-  while (!(caught = Atomics.load(words, REQUESTS) !== seen) && performance.now() < until);
+  const caught = spinFor(performance.now(), SPIN_MS, posted).found !== undefined;
   Atomics.store(shared, SPINNER, 0);
   backoff = caught ? 0 : Math.min(MAX_BACKOFF, Math.max(1, backoff * 2));
   skip = backoff;

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { createSpinPolicy, type HotLoop, type SpinPolicy } from '../loop/index.ts';
+import { spinFor } from './spin-for.mjs';
 // @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
 import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SHARED_WORDS, SPINS, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
@@ -250,10 +251,8 @@ export function createSandboxThreads(opts: {
     const allowance = spin.allowance(busy);
     if (allowance <= 0) return;
     const t0 = performance.now();
-    const until = t0 + allowance / 1000;
-    let replied: Thread | undefined;
-    while (!(replied = repliedThread()) && performance.now() < until);
-    spin.spent((performance.now() - t0) * 1000);
+    const { found: replied, at } = spinFor(t0, allowance / 1000, repliedThread);
+    spin.spent((at - t0) * 1000);
     if (!replied) return;
     spinning = true;
     try {
