@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import { createSpinPolicy, type HotLoop, type SpinPolicy } from '../loop/index.ts';
 import { spinFor } from './spin-for.mjs';
-// @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
 import { AWAKE, MAY_SPIN, REPLIES, REQUESTS, SHARED_WORDS, SPINS, THREAD_WORDS } from './thread-words.mjs';
 import type { CallSignal } from './watchdog.ts';
 
