@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error plain JavaScript shared with the sandbox worker
 import { isForbiddenAddress, isForbiddenName } from '../../runtime/core/egress/ip-policy.mjs';
 
 describe('egress address policy', () => {

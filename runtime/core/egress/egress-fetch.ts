@@ -4,11 +4,7 @@ import tls from 'node:tls';
 import type { Agent, Dispatcher } from 'undici';
 import { PlatformError } from '../errors/index.ts';
 import { joinInSlices } from '../workers/index.ts';
-// @ts-expect-error plain JavaScript shared with worker threads (no declaration file)
-import { isForbiddenAddress as forbiddenAddress, isForbiddenName as forbiddenName } from './ip-policy.mjs';
-
-const isForbiddenAddress: (address: string) => boolean = forbiddenAddress;
-const isForbiddenName: (host: string) => boolean = forbiddenName;
+import { isForbiddenAddress, isForbiddenName } from './ip-policy.mjs';
 
 /** How long a request may take in all (connecting, the answer's head, its body), unless the caller says otherwise. */
 export const EGRESS_TIMEOUT_MS = 10_000;
