@@ -13,7 +13,7 @@ export interface DecisionLogOptions {
 
 /**
  * Writes decisions behind the calls they record: a call never waits for its record, and a failed write never fails a
- * call. A statement's fixed cost dwarfs a row's (on PGlite, which runs on this thread, 0.4 ms against 0.03 ms:
+ * call. A statement's fixed cost dwarfs a row's (on PGlite, 0.4 ms against 0.03 ms:
  * written one by one, a busy gateway's records took a third of the event loop), so the first decision waits up to
  * `gatherMs` for others and they go out as one statement. A full batch, a read of the record (`flush`) and shutdown
  * cut the wait short. One write is in flight at a time.
