@@ -6,6 +6,7 @@ import { SetupError } from './cluster.ts';
 import { profileInto, profilesWritten } from './profiles.ts';
 import { machineInfo, markdown, RESULTS_DIR, writeReport, type Report } from './report.ts';
 import { SCENARIOS } from './scenarios/index.ts';
+import { measureThreadWake } from './thread-wake.ts';
 
 const parsed = parseBenchArgs(process.argv.slice(2), SCENARIOS);
 if (!parsed.ok) {
@@ -35,12 +36,14 @@ process.on('unhandledRejection', (err) => {
 const startedAt = new Date().toISOString();
 if (parsed.profile) profileInto(path.join(RESULTS_DIR, `${scenario.name}-${startedAt.replace(/[:.]/g, '-')}-profiles`));
 try {
+  // Before anything of the scenario runs, on a machine as quiet as it will be.
+  const threadWake = await measureThreadWake();
   const result = await scenario.run(parsed.options);
   // The children write their profiles as they exit: after the cleanup.
   await cleanupAll();
   const profiles = profilesWritten();
   if (profiles) result.notes.push(`CPU profiles of our side (open in Chrome DevTools or speedscope): ${profiles.files.length ? `${profiles.files.length} files in ${path.relative(process.cwd(), profiles.dir)}` : 'none were written (this scenario runs our side in the bench process, or a child did not exit cleanly)'}.`);
-  const report: Report = { scenario: scenario.name, startedAt, machine: machineInfo(), ...result };
+  const report: Report = { scenario: scenario.name, startedAt, machine: { ...machineInfo(), threadWake }, ...result };
   const files = writeReport(report);
   process.stdout.write(`\n${markdown(report)}\nresults:\n  ${files.json}\n  ${files.md}\n  ${files.svg}\n`);
   process.exit(0);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { figuresMarkdown, figuresSvg, type Figure } from './figures.ts';
 import { ratio, type Summary } from './stats.ts';
+import { threadWakeText, type ThreadWake } from './thread-wake.ts';
 
 export interface Target {
   /** Short enough for a table cell, e.g. "calls/s ≥ 0.5× ref". */
@@ -31,6 +32,8 @@ export interface Machine {
   node: string;
   os: string;
   memoryGb: number;
+  /** What waking a parked thread costs here (thread-wake.ts), measured before the scenario ran. */
+  threadWake?: ThreadWake;
 }
 
 export interface Report {
@@ -101,7 +104,7 @@ function verdict(targets: Target[] | undefined): string {
 }
 
 export function machineLine(m: Machine): string {
-  return `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}`;
+  return `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}${m.threadWake ? `; ${threadWakeText(m.threadWake)}` : ''}`;
 }
 
 /**

@@ -94,6 +94,7 @@ export const mcpCall: Scenario = {
           'Ours runs the tool in a WASM sandbox thread through the account\'s lane; the SDK server runs it as a JS function on its event loop. Both keep sessions (2025-11-25) and answer one SSE frame per call.',
           "The gateway's rate counter runs on every call with its limit raised (PLATFORM_MCP_REQUEST_RATE); every call is paid for from the node's budget lease (one durable Account turn per lease, leases grow with the call rate).",
           'The floor (bench/mcp-floor.ts) is a bare fastify route that runs the same `add` through the lane and sandbox a node uses, sized alike, and answers an SSE frame like the gateway\'s; no session, key, MCP handling, billing or decision record: what any server pays that runs tool code off its event loop, as the sandbox\'s per-call limits need.',
+          "Each call whose sandbox thread has parked since its last call pays the machine line's wake-up on the node's main thread (the floor's, on its own): nearly every call at 16 connections, where a thread parks as soon as it has answered and its next call comes once the loop has taken the reply (runtime/core/sandbox/threads.ts). A server that runs its tools on its own loop, as the SDK's does, pays none.",
           'The node\'s loop, and the floor\'s, polls instead of sleeping for 1 ms after each request and while a sandbox call runs, when it has time to spare (runtime/core/loop/hot-loop.ts): their CPU figures include that polling, most of all at one connection.',
           ...floors,
           ...budgets,

@@ -15,6 +15,7 @@ import { comparisons, cpuCell, markdown, svg, versus, writeReport, type Report, 
 import { measure } from '../../bench/runner.ts';
 import { cpuMeter } from '../../bench/cpu.ts';
 import { median, medianByKey, medianOfRounds, percentile, ratio, summarize } from '../../bench/stats.ts';
+import { measureThreadWake } from '../../bench/thread-wake.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { mustRun } from '../helpers/env.ts';
 
@@ -134,6 +135,25 @@ describe('bench report', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('bench machine line', () => {
+  it('measures what waking a parked thread costs on this machine, and says so after the machine', async () => {
+    const w = await measureThreadWake(50, 200);
+    // Only wake-ups that found the thread parked count.
+    expect(w.wakes).toBeGreaterThan(0);
+    expect(w.wakes).toBeLessThanOrEqual(50);
+    expect(w.notifyP50Us).toBeGreaterThanOrEqual(0);
+    expect(w.notifyP90Us).toBeGreaterThanOrEqual(w.notifyP50Us);
+    // The woken thread stamps the time it runs at, after the wake-up began.
+    expect(w.runsP50Us).toBeGreaterThan(0);
+    expect(w.runsP90Us).toBeGreaterThanOrEqual(w.runsP50Us);
+    const r = fixedReport();
+    r.machine.threadWake = { wakes: 1000, notifyP50Us: 33.4, notifyP90Us: 43.9, runsP50Us: 81.1, runsP90Us: 104.2 };
+    expect(markdown(r)).toContain(
+      "Machine: 2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64; waking a parked thread (1000 wake-ups): 33.4 µs p50 (43.9 p90) in the waker's Atomics.notify, 81.1 µs p50 (104.2 p90) until it runs. Run started",
+    );
   });
 });
 
