@@ -323,6 +323,7 @@ export async function createServices(opts: {
   host.bindSystem(actors);
   metrics.observe({
     lanes: { sandbox: lanes, effects: effectLanes, tasks },
+    sandbox,
     push: pushDelivery,
     actors: host,
     shards: () => (cluster ? { owned: cluster.manager.ownedShards().length, members: cluster.manager.members().length } : { owned: SHARD_COUNT, members: 1 }),

@@ -9,6 +9,7 @@ import { KINDS } from '../../actors/index.ts';
 import { readNodeFile } from '../../bin/data-dir.ts';
 import { createLogger } from '../../bin/logger.ts';
 import { ConfigError, loadConfig, SHARD_COUNT } from '../../runtime/index.ts';
+import { sandboxSizing } from '../../runtime/core/sandbox/index.ts';
 import { a2aCall, agentHost, bearer } from '../helpers/a2a.ts';
 import { host as mcpHost, openSession, rpc } from '../helpers/mcp.ts';
 import { rawExchange } from '../helpers/raw-socket.ts';
@@ -181,6 +182,9 @@ describe('[SURF-01] metrics at /metrics on the management host', () => {
       ['platform_actors_active', 'gauge', ['kind']],
       ['platform_shards_owned', 'gauge', []],
       ['platform_cluster_members', 'gauge', []],
+      ['platform_sandbox_threads', 'gauge', []],
+      ['platform_sandbox_calls_total', 'counter', []],
+      ['platform_sandbox_wakeups_total', 'counter', []],
       ['platform_effects_started_total', 'counter', ['effect', 'kind']],
       ['platform_effects_finished_total', 'counter', ['effect', 'kind', 'outcome']],
       ['platform_effect_duration_seconds', 'histogram', ['effect', 'kind']],
@@ -245,8 +249,18 @@ describe('[SURF-01] metrics at /metrics on the management host', () => {
       after.value('platform_http_request_duration_seconds_count', { surface, method }) - before.value('platform_http_request_duration_seconds_count', { surface, method });
     expect([observed('management', 'GET'), observed('mcp', 'POST'), observed('a2a', 'GET'), observed('a2a', 'POST'), observed('edge', 'GET')]).toEqual([3, 3, 1, 1, 2]);
     expect(after.value('platform_http_request_duration_seconds_sum', { surface: 'mcp' })).toBeGreaterThan(before.value('platform_http_request_duration_seconds_sum', { surface: 'mcp' }));
-    // The tool call went through the sandbox lane.
+    // The tool call went through the sandbox lane, and a sandbox thread answered it: twice, since it was the node's first
+    // call of the plugin and the thread asked for its code first.
     expect(after.value('platform_lane_completed_total', { lane: 'sandbox' }) - before.value('platform_lane_completed_total', { lane: 'sandbox' })).toBe(1);
+    const sandboxDelta = (name: string) => after.value(name) - before.value(name);
+    expect(sandboxDelta('platform_sandbox_calls_total')).toBe(2);
+    // The node's threads, sized from its cores (sandboxSizing), all alive. The call came milliseconds after the node's
+    // last (a thread spins at most 0.1 ms for its next call), so it found its thread parked and woke it; the thread may
+    // have caught the call with the code while it spun after asking for it.
+    expect(after.value('platform_sandbox_threads')).toBe(sandboxSizing().threads);
+    expect(sandboxDelta('platform_sandbox_wakeups_total')).toBeGreaterThanOrEqual(1);
+    expect(sandboxDelta('platform_sandbox_wakeups_total')).toBeLessThanOrEqual(2);
+    expect(after.value('platform_sandbox_wakeups_total')).toBeLessThanOrEqual(after.value('platform_sandbox_calls_total'));
   });
 
   it('counts effects and active actors of the runtime by kind', async () => {

@@ -101,18 +101,23 @@ describe('sandbox threads', () => {
     expect(await backToBack(200)).toBeGreaterThan(190);
     // Calls 80 ms apart: every spin misses, and the thread tries again after twice as many parks each time, up to 4;
     // every call finds it parked, and wakes it.
-    const { takenAwake: awake, spins } = threads.stats();
+    const { takenAwake: awake, spins, wakeups } = threads.stats();
     for (let i = 0; i < 12; i++) {
       await new Promise((r) => setTimeout(r, 80));
       expect(await call()).toEqual({ missing: true });
     }
     expect(threads.stats().takenAwake).toBe(awake);
+    // The main thread counts the wake-ups it paid for: one a call.
+    expect(threads.stats().wakeups - wakeups).toBe(12);
     // 4 spins in the 12 parks after the last call back to back, give or take the first and the last (a spin can begin
     // just before either count is read); a spin at each park would be 12 or more.
     expect(threads.stats().spins - spins).toBeGreaterThanOrEqual(3);
     expect(threads.stats().spins - spins).toBeLessThanOrEqual(5);
-    // Back to back again: once its backoff has run out (4 parks), the thread spins and catches calls again.
+    // Back to back again: once its backoff has run out (4 parks), the thread spins and catches calls again, and is
+    // woken only for the few before that.
+    const woken = threads.stats().wakeups;
     expect(await backToBack(200)).toBeGreaterThan(190);
+    expect(threads.stats().wakeups - woken).toBeLessThan(10);
     // Many threads with calls at once (more than leave a core to the loop, so none spins): all are answered.
     const many = createSandboxThreads({ threads: 4, maxHeapMb: 64 });
     onTestFinished(() => many.close());

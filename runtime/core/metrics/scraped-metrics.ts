@@ -27,6 +27,8 @@ export interface MetricSources {
   shards: (() => { owned: number; members: number }) | null;
   /** Connections and requests the edge refused before any surface saw them, by reason. */
   refusals: (() => Readonly<Record<string, number>>) | null;
+  /** The sandbox threads that run plugin calls (runtime/core/sandbox/threads.ts). */
+  sandbox: { stats(): { threads: number; completed: number; wakeups: number } } | null;
 }
 
 /** `bestEffort` → `push_best_effort`: lane label values are snake case, like the rest. */
@@ -38,7 +40,7 @@ const pushLane = (name: string) => `push_${name.replace(/[A-Z]/g, (c) => `_${c.t
  * source's running count at each scrape), levels are gauges.
  */
 export function createScrapedMetrics(registry: Registry) {
-  const sources: MetricSources = { lanes: {}, push: null, actors: null, shards: null, refusals: null };
+  const sources: MetricSources = { lanes: {}, push: null, actors: null, shards: null, refusals: null, sandbox: null };
   const registers = [registry];
 
   new Gauge({
@@ -139,6 +141,33 @@ export function createScrapedMetrics(registry: Registry) {
     },
   });
 
+  new Gauge({
+    name: 'platform_sandbox_threads',
+    help: 'Sandbox threads running plugin calls on this node (a thread that dies is replaced)',
+    registers,
+    collect() {
+      if (sources.sandbox) this.set(sources.sandbox.stats().threads);
+    },
+  });
+  new Counter({
+    name: 'platform_sandbox_calls_total',
+    help: 'Calls the sandbox threads answered: one a plugin call, two when its thread had to ask for the plugin code first',
+    registers,
+    collect() {
+      this.reset();
+      if (sources.sandbox) this.inc(sources.sandbox.stats().completed);
+    },
+  });
+  new Counter({
+    name: 'platform_sandbox_wakeups_total',
+    help: "Calls that found their sandbox thread parked and woke it, a cost paid on the node's main thread",
+    registers,
+    collect() {
+      this.reset();
+      if (sources.sandbox) this.inc(sources.sandbox.stats().wakeups);
+    },
+  });
+
   return {
     /** Adds or replaces sources (the runtime registers its parts, the edge its refusals). */
     observe(more: Partial<MetricSources>) {
@@ -147,6 +176,7 @@ export function createScrapedMetrics(registry: Registry) {
       if (more.actors !== undefined) sources.actors = more.actors;
       if (more.shards !== undefined) sources.shards = more.shards;
       if (more.refusals !== undefined) sources.refusals = more.refusals;
+      if (more.sandbox !== undefined) sources.sandbox = more.sandbox;
     },
   };
 }

@@ -199,7 +199,7 @@ export function createSandbox(opts: { threads?: number; maxHeapMb?: number; spin
       }
       return { ok: false, kind: (reply.kind ?? 'error') as 'trap', message: reply.message ?? 'the call failed', ...output };
     },
-    stats: () => pool?.stats() ?? { threads: 0, queued: 0, completed: 0, takenAwake: 0, spins: 0 },
+    stats: () => pool?.stats() ?? { threads: 0, queued: 0, completed: 0, takenAwake: 0, spins: 0, wakeups: 0 },
     close: async () => {
       watchdog.stop();
       const p = pool;

@@ -48,9 +48,10 @@ export interface SandboxThreads {
   run(task: object, signal: CallSignal, transferList?: TransferListItem[]): Promise<unknown>;
   /**
    * `takenAwake`: calls the live threads took without being woken from parked (thread-entry.mjs): caught while spinning,
-   * or posted before the thread was done with its last; `spins`: the spins they began.
+   * or posted before the thread was done with its last; `spins`: the spins they began; `wakeups`: calls that found
+   * their thread parked and woke it, ever (the main thread pays each: docs/architecture.md, "The sandbox threads").
    */
-  stats(): { threads: number; queued: number; completed: number; takenAwake: number; spins: number };
+  stats(): { threads: number; queued: number; completed: number; takenAwake: number; spins: number; wakeups: number };
   close(): Promise<void>;
 }
 
@@ -93,6 +94,7 @@ export function createSandboxThreads(opts: {
   const threads: Thread[] = [];
   const queue: Call[] = [];
   let completed = 0;
+  let wakeups = 0;
   let closing = false;
   // Threads that die before they are ready (their module does not load) are replaced a few times in a row at most: the
   // next would most likely die the same way. With no thread left, every call is refused with the last reason.
@@ -236,7 +238,8 @@ export function createSandboxThreads(opts: {
     const busy = busyThreads();
     publishMaySpin(busy);
     Atomics.add(t.words, REQUESTS, 1);
-    Atomics.notify(t.words, REQUESTS, 1);
+    // 1 when the thread was parked: counted here, where it is paid, so threads replaced since lose none of the count.
+    wakeups += Atomics.notify(t.words, REQUESTS, 1);
     spinForReplies(busy);
     // Still running: the loop polls for the reply (while it has time to spare) instead of sleeping until it comes.
     if (t.call === call && !t.gone) opts.hotLoop?.expect(REPLY_POLL_US);
@@ -305,7 +308,7 @@ export function createSandboxThreads(opts: {
         dispatch();
       });
     },
-    stats: () => ({ threads: threads.length, queued: queue.length, completed, takenAwake: sum(AWAKE), spins: sum(SPINS) }),
+    stats: () => ({ threads: threads.length, queued: queue.length, completed, takenAwake: sum(AWAKE), spins: sum(SPINS), wakeups }),
     async close() {
       closing = true;
       if (ownSpin) spin.stop();
