@@ -6,8 +6,8 @@ import { percentile } from './stats.ts';
  * on a futex between calls (runtime/core/sandbox/thread-entry.mjs) and the node's main thread wakes it for the next
  * call it starts (threads.ts), so a node pays this on its main thread for every call that finds its thread parked: at
  * 16 MCP connections, nearly all of them. On bare metal a wake-up costs the waker a few µs; in a virtual machine that
- * must trap to its hypervisor to reach the other vCPU (one without hardware virtualization most of all), tens of µs,
- * which is what figures measured on one machine cannot be compared with another's without.
+ * must trap to its hypervisor to reach the other vCPU (one without hardware virtualization most of all), tens of µs:
+ * without this figure, two machines' reports cannot be compared.
  *
  * Measured in the bench process before the scenario starts: one worker parked with `Atomics.wait`, woken `wakes`
  * times, `gapUs` apart (long enough for its vCPU to go idle, as between calls), by the same `Atomics.notify` the
