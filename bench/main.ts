@@ -43,7 +43,7 @@ try {
   await cleanupAll();
   const profiles = profilesWritten();
   if (profiles) result.notes.push(`CPU profiles of our side (open in Chrome DevTools or speedscope): ${profiles.files.length ? `${profiles.files.length} files in ${path.relative(process.cwd(), profiles.dir)}` : 'none were written (this scenario runs our side in the bench process, or a child did not exit cleanly)'}.`);
-  const report: Report = { scenario: scenario.name, startedAt, machine: { ...machineInfo(), threadWake }, ...result };
+  const report: Report = { scenario: scenario.name, startedAt, machine: { ...machineInfo(), ...(threadWake ? { threadWake } : {}) }, ...result };
   const files = writeReport(report);
   process.stdout.write(`\n${markdown(report)}\nresults:\n  ${files.json}\n  ${files.md}\n  ${files.svg}\n`);
   process.exit(0);

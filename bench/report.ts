@@ -103,8 +103,10 @@ function verdict(targets: Target[] | undefined): string {
   return missed.length === 0 ? 'met' : `**missed**: ${missed.map((t) => t.description).join(', ')}`;
 }
 
+const machineBase = (m: Machine) => `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}`;
+
 export function machineLine(m: Machine): string {
-  return `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}, ${m.os}${m.threadWake ? `; ${threadWakeText(m.threadWake)}` : ''}`;
+  return `${machineBase(m)}${m.threadWake ? `; ${threadWakeText(m.threadWake)}` : ''}`;
 }
 
 /**
@@ -176,8 +178,14 @@ export function svg(r: Report): string {
   let y = 24;
   parts.push(`<text x="10" y="${y}" font-size="16" font-weight="bold">${esc(`${r.scenario}: ${r.title}`)}</text>`);
   y += 20;
-  parts.push(`<text x="10" y="${y}" font-size="12" fill="#444">${esc(`${machineLine(r.machine)} · ${r.startedAt}`)}</text>`);
+  parts.push(`<text x="10" y="${y}" font-size="12" fill="#444">${esc(`${machineBase(r.machine)} · ${r.startedAt}`)}</text>`);
   y += 14;
+  // A line of its own: beside the machine it would run past the picture's width.
+  if (r.machine.threadWake) {
+    y += 4;
+    parts.push(`<text x="10" y="${y}" font-size="12" fill="#444">${esc(threadWakeText(r.machine.threadWake))}</text>`);
+    y += 14;
+  }
 
   const panel = (heading: string, value: (row: Row) => number, text: (row: Row) => string, ratioOf: (c: Comparison) => number) => {
     y += 24;

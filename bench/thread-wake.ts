@@ -22,56 +22,68 @@ export interface ThreadWake {
   runsP90Us: number;
 }
 
-// The worker: parks on word 0, then writes the time it runs at (ms, in the one clock every thread shares) and acks
-// on word 1.
+// The worker: parks on word 0 until the main thread stores the next round there, writes the time it runs at
+// (`process.hrtime`: the one monotonic clock every thread of the process reads), then acks that round on word 1.
 const WORKER = `
 const { workerData } = require('node:worker_threads');
 const words = new Int32Array(workerData.words);
-const stamp = new Float64Array(workerData.stamp);
+const stamp = new BigInt64Array(workerData.stamp);
 let seen = 0;
 for (;;) {
   Atomics.wait(words, 0, seen);
   seen = Atomics.load(words, 0);
   if (seen < 0) break;
-  stamp[0] = performance.timeOrigin + performance.now();
-  Atomics.add(words, 1, 1);
+  stamp[0] = process.hrtime.bigint();
+  Atomics.store(words, 1, seen);
   Atomics.notify(words, 1);
 }`;
 
-const now = () => performance.timeOrigin + performance.now();
+/** Waits up to `ms` for the worker to ack `round`; false if it did not (a machine too loaded to measure). */
+function acked(words: Int32Array, round: number, ms: number): boolean {
+  const until = performance.now() + ms;
+  for (let v = Atomics.load(words, 1); v !== round; v = Atomics.load(words, 1)) {
+    const left = until - performance.now();
+    if (left <= 0 || Atomics.wait(words, 1, v, left) === 'timed-out') return Atomics.load(words, 1) === round;
+  }
+  return true;
+}
 
-export async function measureThreadWake(wakes = 1_000, gapUs = 500): Promise<ThreadWake> {
+/** Undefined when no wake-up could be measured (the worker died, or never answered in time). */
+export async function measureThreadWake(wakes = 1_000, gapUs = 500): Promise<ThreadWake | undefined> {
   const words = new Int32Array(new SharedArrayBuffer(8));
-  const stamp = new Float64Array(new SharedArrayBuffer(8));
+  const stamp = new BigInt64Array(new SharedArrayBuffer(8));
   const worker = new Worker(WORKER, { eval: true, workerData: { words: words.buffer, stamp: stamp.buffer } });
+  let gone = false;
+  // Kept for the whole measurement: a worker that dies ends it, instead of an error nobody listens to.
+  worker.on('error', () => (gone = true));
+  worker.once('exit', () => (gone = true));
   const notify: number[] = [];
   const runs: number[] = [];
   try {
-    await new Promise<void>((resolve, reject) => {
+    await new Promise<void>((resolve) => {
       worker.once('online', resolve);
-      worker.once('error', reject);
+      worker.once('exit', resolve);
     });
-    for (let i = 0; i < wakes; i++) {
+    for (let round = 1; round <= wakes && !gone; round++) {
       // Spun, not slept: a timer would wake this thread too, and its own wake-up is not what is measured.
       const until = performance.now() + gapUs / 1000;
       while (performance.now() < until);
-      const acked = Atomics.load(words, 1);
-      Atomics.add(words, 0, 1);
-      const t0 = now();
+      Atomics.store(words, 0, round);
+      const t0 = process.hrtime.bigint();
       const woken = Atomics.notify(words, 0, 1);
-      const t1 = now();
-      // The main thread of the bench may block here: it does nothing else yet. A thread that has not run within a
-      // second is a machine too loaded to measure; the wake-up is not counted.
-      if (Atomics.wait(words, 1, acked, 1_000) === 'timed-out') continue;
-      if (woken !== 1) continue;
-      notify.push((t1 - t0) * 1000);
-      runs.push((stamp[0]! - t0) * 1000);
+      const t1 = process.hrtime.bigint();
+      // The bench's main thread may block here: it does nothing else yet. Only a wake-up that found the thread parked
+      // counts, and only once the thread has acked this very round (so the stamp is this round's).
+      if (!acked(words, round, 1_000) || woken !== 1) continue;
+      notify.push(Number(t1 - t0) / 1000);
+      runs.push(Number(stamp[0]! - t0) / 1000);
     }
   } finally {
     Atomics.store(words, 0, -1);
     Atomics.notify(words, 0);
     await worker.terminate();
   }
+  if (notify.length === 0) return undefined;
   const sorted = (xs: number[]) => Float64Array.from(xs).sort();
   const [n, r] = [sorted(notify), sorted(runs)];
   const us = (x: number) => Math.round(x * 10) / 10;

@@ -141,19 +141,19 @@ describe('bench report', () => {
 describe('bench machine line', () => {
   it('measures what waking a parked thread costs on this machine, and says so after the machine', async () => {
     const w = await measureThreadWake(50, 200);
-    // Only wake-ups that found the thread parked count.
-    expect(w.wakes).toBeGreaterThan(0);
-    expect(w.wakes).toBeLessThanOrEqual(50);
-    expect(w.notifyP50Us).toBeGreaterThanOrEqual(0);
-    expect(w.notifyP90Us).toBeGreaterThanOrEqual(w.notifyP50Us);
-    // The woken thread stamps the time it runs at, after the wake-up began.
-    expect(w.runsP50Us).toBeGreaterThan(0);
-    expect(w.runsP90Us).toBeGreaterThanOrEqual(w.runsP50Us);
+    // Only wake-ups that found the thread parked count; 200 µs after its last round it has parked.
+    expect(w?.wakes).toBeGreaterThan(0);
+    expect(w?.wakes).toBeLessThanOrEqual(50);
+    // The woken thread stamps the time it runs at (the clock every thread shares), after the wake-up began.
+    expect(w?.runsP50Us).toBeGreaterThan(0);
     const r = fixedReport();
-    r.machine.threadWake = { wakes: 1000, notifyP50Us: 33.4, notifyP90Us: 43.9, runsP50Us: 81.1, runsP90Us: 104.2 };
-    expect(markdown(r)).toContain(
-      "Machine: 2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64; waking a parked thread (1000 wake-ups): 33.4 µs p50 (43.9 p90) in the waker's Atomics.notify, 81.1 µs p50 (104.2 p90) until it runs. Run started",
-    );
+    const wake = { wakes: 1000, notifyP50Us: 33.4, notifyP90Us: 43.9, runsP50Us: 81.1, runsP90Us: 104.2 };
+    r.machine.threadWake = wake;
+    const line = "waking a parked thread (1000 wake-ups): 33.4 µs p50 (43.9 p90) in the waker's Atomics.notify, 81.1 µs p50 (104.2 p90) until it runs";
+    expect(markdown(r)).toContain(`Machine: 2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64; ${line}. Run started`);
+    // In the picture, on a line of its own under the machine's.
+    expect(svg(r)).toContain(`>2 cores (Test CPU), 8 GB, Node v20.0.0, linux x64 · 2026-01-02T03:04:05.678Z</text>`);
+    expect(svg(r)).toContain(`>${line.replace("'", '&#39;')}</text>`);
   });
 });
 

@@ -113,11 +113,8 @@ describe('sandbox threads', () => {
     // just before either count is read); a spin at each park would be 12 or more.
     expect(threads.stats().spins - spins).toBeGreaterThanOrEqual(3);
     expect(threads.stats().spins - spins).toBeLessThanOrEqual(5);
-    // Back to back again: once its backoff has run out (4 parks), the thread spins and catches calls again, and is
-    // woken only for the few before that.
-    const woken = threads.stats().wakeups;
+    // Back to back again: once its backoff has run out (4 parks), the thread spins and catches calls again.
     expect(await backToBack(200)).toBeGreaterThan(190);
-    expect(threads.stats().wakeups - woken).toBeLessThan(10);
     // Many threads with calls at once (more than leave a core to the loop, so none spins): all are answered.
     const many = createSandboxThreads({ threads: 4, maxHeapMb: 64 });
     onTestFinished(() => many.close());

@@ -36,7 +36,7 @@ const pushLane = (name: string) => `push_${name.replace(/[A-Z]/g, (c) => `_${c.t
 
 /**
  * The metrics whose value is read from its source when Prometheus scrapes (prom-client's `collect`), not counted by
- * this module: lanes, push lanes, active actors, shards, edge refusals. Totals are counters (reset and set to the
+ * this module: lanes, push lanes, active actors, shards, edge refusals, sandbox threads. Totals are counters (reset and set to the
  * source's running count at each scrape), levels are gauges.
  */
 export function createScrapedMetrics(registry: Registry) {
