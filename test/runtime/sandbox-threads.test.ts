@@ -16,9 +16,11 @@ async function busyLoop() {
 }
 
 describe('sandbox threads', () => {
-  it('are sized two above the cores, four at least, with one lane slot each and one always left by any tenant', () => {
-    expect(sandboxSizing(1)).toEqual({ threads: 4, slots: 4, perTenantInFlight: 3 });
-    expect(sandboxSizing(2)).toEqual({ threads: 4, slots: 4, perTenantInFlight: 3 });
+  it('are sized two above the cores, six at least, with one lane slot each and one always left by any tenant', () => {
+    expect(sandboxSizing(1)).toEqual({ threads: 6, slots: 6, perTenantInFlight: 5 });
+    expect(sandboxSizing(2)).toEqual({ threads: 6, slots: 6, perTenantInFlight: 5 });
+    expect(sandboxSizing(4)).toEqual({ threads: 6, slots: 6, perTenantInFlight: 5 });
+    expect(sandboxSizing(5)).toEqual({ threads: 7, slots: 7, perTenantInFlight: 6 });
     expect(sandboxSizing(8)).toEqual({ threads: 10, slots: 10, perTenantInFlight: 9 });
   });
 
