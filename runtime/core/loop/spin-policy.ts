@@ -13,8 +13,8 @@ import { availableParallelism } from 'node:os';
  *
  * Nor while the threads with calls take the cores: a spinning main thread takes a core too, and with calls on as many
  * threads as there are cores it would take one from a thread whose reply it waits for. With 64 calls in flight on 2
- * cores (three running at a time), the sandbox-call bench ran 24,266–26,764 calls/s without that spin, 20,444–22,605
- * with it.
+ * cores (three running at a time: the node had four threads then), the sandbox-call bench ran 24,266–26,764 calls/s
+ * without that spin, 20,444–22,605 with it.
  *
  * The same load decides whether the loop may poll instead of sleeping (hot-loop.ts), and the time it polls with
  * nothing to do is not counted either; at most half of each window goes to polling, and none while the threads with

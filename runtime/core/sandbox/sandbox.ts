@@ -74,9 +74,9 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Arr
  * in flight (the next is ready as one finishes) and the node's main thread is not left idle, without ever taking the
  * last thread. Six at least: on a small VM each call waits for two wake-ups of a parked thread (the sandbox thread's,
  * then the main thread's for the reply), 50-100 µs each, so a tenant alone with three calls in flight was held to
- * three per round trip with the main thread half idle: 21,389-26,051 calls/s on 2 cores, 29,247-33,618 with five
- * (docs/architecture.md, "The sandbox threads"). The node (compose.ts) and the sandbox-call bench both size from here,
- * so the bench measures what runs.
+ * three per round trip with the main thread half idle: 21,389-26,051 calls/s on 2 cores, 29,247-33,618 with five in
+ * flight (six threads; docs/architecture.md, "The sandbox threads"). The node (compose.ts) and the sandbox-call bench
+ * both size from here, so the bench measures what runs.
  */
 export function sandboxSizing(cores = availableParallelism()) {
   const threads = Math.max(6, cores + 2);
