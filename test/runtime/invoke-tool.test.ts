@@ -89,7 +89,7 @@ describe('invokeTool', () => {
     await versionOutcome(p.node.services, { accountId: b.accountId, capabilityId: up.capability_id, version: 1 });
     await invokeTool(b, up.capability_id, 'calc_add', { a: 0, b: 0 });
     let floodDone = 0;
-    // Two rounds of A's cap (one thread fewer than there are), so A always has calls waiting in its lane.
+    // Two rounds of A's cap (one thread fewer than there are), so A has calls waiting in its lane through the first.
     const cap = sandboxSizing().perTenantInFlight;
     const flood = Array.from({ length: 2 * cap }, () =>
       invokeTool(owner, slow.capability_id, 'slow_spin', {}).then((r) => {
