@@ -1,4 +1,4 @@
-import { PlatformError } from '../../runtime/index.ts';
+import { instantOf, PlatformError } from '../../runtime/index.ts';
 
 /**
  * Cursors of the keyset-paged lists (approval gates, attachments, workflow runs, plugin builds): the last row's time
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function decodeKeyset(cursor: string, opts: { uuid?: boolean } = {}): { at: string; id: string } {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string' && v[1].length > 0 && v[1].length <= 100 && (!opts.uuid || UUID.test(v[1]))) return { at: v[0], id: v[1] };
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && instantOf(v[0]) === v[0] && typeof v[1] === 'string' && v[1].length > 0 && v[1].length <= 100 && (!opts.uuid || UUID.test(v[1]))) return { at: v[0], id: v[1] };
   } catch {
     // the same answer as any cursor this server never issued
   }

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
-import { TOOL_NAME } from '../../runtime/index.ts';
+import { instantOf, TOOL_NAME } from '../../runtime/index.ts';
 import type { CompileAhead } from '../http/index.ts';
 
 /**
@@ -28,6 +28,9 @@ const make = (coerceTypes: Options['coerceTypes']) => {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: true, allErrors: false, validateSchema: false });
   // A CommonJS module: its default import is the module object, which carries the plugin as `default`.
   ajvFormats.default(ajv);
+  // Times in queries and bodies reach timestamptz parameters: `date-time` here is a time PostgreSQL takes (a real
+  // calendar day, years 1–9999), not only its layout; the format's own check lets year 0000 through to a database error.
+  ajv.addFormat('date-time', (text: string) => instantOf(text) !== null);
   // Compiling once compiles a format's code: paid here, in a compile-ahead turn, not in a request.
   ajv.compile({ type: 'string', format: 'uuid' });
   return ajv;

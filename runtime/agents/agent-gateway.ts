@@ -1,6 +1,7 @@
 import type { ModelTurnOutput, StepInput, TaskCaller, ToolCallPlan } from '../../actors/index.ts';
 import type { Store, ThreadRecordInput } from '../../store/index.ts';
 import type { ActorSystem } from '../core/actor-host/index.ts';
+import { instantOf } from '../core/clock/index.ts';
 import { asPlatformError, isPlatformError, PlatformError } from '../core/errors/index.ts';
 import { TERMINAL, type A2aArtifact, type A2aCaller, type A2aListParams, type A2aMessage, type A2aSendParams, type A2aStreamResponse, type A2aTask } from './a2a-shapes.ts';
 import { runEvents, runFrames, type Follow, type RunStreamOptions } from './run-stream.ts';
@@ -32,6 +33,12 @@ export interface AgentGatewayDeps {
 }
 
 const DEFAULT_PAGE = 50;
+/** ListTasks' `statusTimestampAfter`: its pattern passes dates no calendar has (the 30th of February, month 13). */
+function sinceOf(text: string): string {
+  const at = instantOf(text);
+  if (at === null) throw new PlatformError('A2A_INVALID_PARAMS', `statusTimestampAfter: ${JSON.stringify(text.slice(0, 64))} is not a time between years 1 and 9999`);
+  return at;
+}
 const callerOf = (c: A2aCaller): TaskCaller => ({ principalId: c.principalId, kind: c.principalKind, role: c.role, via: c.via });
 
 /** What a send may ask besides its params: work to do once the task id is taken (an inline push config). */
@@ -236,7 +243,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         limit: limit + 1,
         ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
         ...(params.status !== undefined ? { state: params.status } : {}),
-        ...(params.statusTimestampAfter !== undefined ? { since: new Date(params.statusTimestampAfter).toISOString() } : {}),
+        ...(params.statusTimestampAfter !== undefined ? { since: sinceOf(params.statusTimestampAfter) } : {}),
         ...(params.pageToken ? { after: readPageToken(params.pageToken) } : {}),
       });
       const page = rows.slice(0, limit);

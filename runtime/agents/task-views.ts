@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { answerArtifactId, type AgentTaskContext } from '../../actors/index.ts';
 import { taskRowWrite, type AgentTaskRow, type Repositories, type ThreadScope } from '../../store/index.ts';
 import type { RowProjection } from '../core/actor-host/index.ts';
+import { instantOf } from '../core/clock/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { A2aArtifact, A2aMessage, A2aTask, A2aTaskState } from './a2a-shapes.ts';
 
@@ -83,7 +84,8 @@ export const pageToken = (row: AgentTaskRow) => Buffer.from(JSON.stringify([row.
 export function readPageToken(token: string): { statusAt: string; id: string } {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string') return { statusAt: v[0], id: v[1] };
+    // The time as this server wrote it (toISOString), never one the database would refuse.
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && instantOf(v[0]) === v[0] && typeof v[1] === 'string') return { statusAt: v[0], id: v[1] };
   } catch {
     // fall through: the same answer as any other token this server never issued
   }

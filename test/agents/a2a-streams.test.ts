@@ -131,6 +131,23 @@ describe('agent runs streamed over A2A (SendStreamingMessage, SubscribeToTask, C
     expect(bad.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('pageToken') });
   });
 
+  it('[A2A-RPC-16] [A2A-TASK-05] ListTasks: a page token holding a time it never wrote, and a timestamp no calendar has, are -32602, not internal errors', async () => {
+    const token = (at: string) => Buffer.from(JSON.stringify([at, 'x'])).toString('base64url');
+    // Date.parse takes the first two; the database refuses all three.
+    for (const at of ['foo 12', '1', '2024-02-30T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
+      const res = await call(p, 'ListTasks', { pageToken: token(at) });
+      expect([res.status, res.json.error?.code, res.json.error?.message], at).toEqual([200, -32602, expect.stringContaining('pageToken')]);
+    }
+    for (const at of ['2024-13-01T00:00:00Z', '2024-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '2024-01-01T00:00:00+16:00', '0001-01-01T00:00:00+01:00']) {
+      const res = await call(p, 'ListTasks', { statusTimestampAfter: at });
+      expect([res.json.error?.code, res.json.error?.message], at).toEqual([-32602, expect.stringContaining('statusTimestampAfter')]);
+    }
+    // Both edges of the years the store takes, and an offset that moves the day.
+    for (const at of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2024-02-29T23:30:00-05:00']) {
+      expect((await call(p, 'ListTasks', { statusTimestampAfter: at })).json.result, at).toMatchObject({ tasks: expect.any(Array) });
+    }
+  });
+
   it('[A2A-TASK-19] a message in a fresh context is its own thread; an unknown message id in another context is fine', async () => {
     const a = (await send(p, 'add 1 and 1')).json.result.task;
     const m = userMessage('add 2 and 2', { contextId: a.contextId });

@@ -65,7 +65,7 @@ describe('approval gates on the management API', () => {
     await p.node.services.store.db.query("delete from approval_gates where id = 'gate-of-run'");
   });
 
-  it('pages the longest waiting first; a cursor it never issued is 400', async () => {
+  it('[MGMT-ERR-03] pages the longest waiting first; a cursor it never issued is 400', async () => {
     await gated('add 1 and 2');
     await gated('add 3 and 4');
     const first = await get('/v1/approval-gates?limit=1');
@@ -77,6 +77,11 @@ describe('approval gates on the management API', () => {
     const bad = await get('/v1/approval-gates?cursor=bm9wZQ');
     expect(bad.status).toBe(400);
     expect(bad.json.code).toBe('MGMT_INVALID_QUERY');
+    // A cursor's time is the one this server wrote: Date.parse takes "foo 12", the database does not take Feb 30.
+    for (const at of ['foo 12', '2024-02-30T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
+      const crafted = await get(`/v1/approval-gates?cursor=${Buffer.from(JSON.stringify([at, 'x'])).toString('base64url')}`);
+      expect([crafted.status, crafted.json.code], at).toEqual([400, 'MGMT_INVALID_QUERY']);
+    }
     expect((await get('/v1/approval-gates?limit=101')).status).toBe(400);
     expect((await get('/v1/approval-gates?state=open')).status).toBe(400);
   });

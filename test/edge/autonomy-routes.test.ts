@@ -122,7 +122,7 @@ describe('autonomy on the management API', () => {
     await put('/v1/autonomy/policy', { rules: [] });
   });
 
-  it('[SURF-15] the decision history: newest first, filtered, paged by cursor; read authority; scoped to the account', async () => {
+  it('[SURF-15] [MGMT-ERR-03] the decision history: newest first, filtered, paged by cursor; read authority; scoped to the account', async () => {
     const { autonomy } = p.node.services;
     const onAgent = { kind: 'agent' as const, id: agentId, accountId };
     const onGateway = { kind: 'gateway' as const, id: randomUUID(), accountId };
@@ -161,12 +161,18 @@ describe('autonomy on the management API', () => {
     expect(await ids(`principal_id=${randomUUID()}`)).toEqual([]);
     expect(await ids(`principal_id=${memberId}&outcome=deny`)).toEqual(['calc_greet/deny/mcp', 'calc_add/deny/mcp']);
     expect((await get(`/v1/autonomy/decisions?since=${new Date(Date.now() + 60_000).toISOString()}`)).json.data.decisions).toEqual([]);
+    // The first year the store takes, and a leap day.
+    expect((await get('/v1/autonomy/decisions?since=0001-01-01T00:00:00Z')).status).toBe(200);
+    expect((await get('/v1/autonomy/decisions?since=2024-02-29T00:00:00Z')).status).toBe(200);
     expect((await get('/v1/autonomy/decisions', 'stranger')).json.data.decisions).toEqual([]);
     for (const [query, message] of [
       ['limit=101', 'invalid query parameter: limit must be <= 100'],
       ['limit=0', 'invalid query parameter: limit must be >= 1'],
       ['outcome=maybe', 'invalid query parameter: outcome must be one of allow, deny, ask'],
       ['since=yesterday', 'invalid query parameter: since must match format "date-time"'],
+      // The layout of a date-time, but a time the database refuses: not an internal error.
+      ['since=0000-01-01T00:00:00Z', 'invalid query parameter: since must match format "date-time"'],
+      ['since=2023-02-29T00:00:00Z', 'invalid query parameter: since must match format "date-time"'],
       [`cursor=${Buffer.from('d0').toString('base64url')}`, 'invalid query parameter: cursor must be a cursor this API issued'],
       ['cursor=a.b', 'invalid query parameter: cursor must be a cursor this API issued'],
       [`agent_id=${agentId}&gateway_id=${onGateway.id}`, 'invalid query parameter: agent_id and gateway_id cannot be given together'],

@@ -56,3 +56,4 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
     },
   };
 }
+export * from './instants.ts';

@@ -8,6 +8,7 @@ import * as httpShim from '@bytecodealliance/preview2-shim/http';
 import { streams } from '@bytecodealliance/preview2-shim/io';
 import { createSockets } from '@bytecodealliance/preview2-shim/sockets';
 import { isForbiddenAddress, isForbiddenName } from '../egress/index.mjs';
+import { compileGlob } from './fs-glob.mjs';
 
 export class GuestExit extends Error {}
 
@@ -51,25 +52,8 @@ function capture(stream, name) {
 capture(process.stdout, 'stdout');
 capture(process.stderr, 'stderr');
 
-// A glob over paths relative to the workspace root: `*` stays within a segment, `**` crosses them; `dir/**` also
-// names `dir` itself so a plugin can open the directory it may use.
-function globToRegExp(glob) {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      re += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  if (glob.endsWith('/**')) re = `(?:${re}|${glob.slice(0, -3).replace(/[.+^${}()|[\]\\]/g, '\\$&')})`;
-  return new RegExp(`^${re}$`);
-}
-
 export function compileFsPolicy(rules) {
-  return rules.map((r) => ({ re: globToRegExp(r.uri.replace(/^fs:\/\//, '').replace(/^\/+/, '')), read: r.access.includes('read'), write: r.access.includes('write') }));
+  return rules.map((r) => ({ matches: compileGlob(r.uri.replace(/^fs:\/\//, '').replace(/^\/+/, '')), read: r.access.includes('read'), write: r.access.includes('write') }));
 }
 
 function normalize(base, path) {
@@ -85,7 +69,7 @@ function normalize(base, path) {
 }
 
 function allowed(path, access) {
-  return call.fs.some((r) => r[access] && r.re.test(path));
+  return call.fs.some((r) => r[access] && r.matches(path));
 }
 
 const descriptorPaths = new WeakMap();
