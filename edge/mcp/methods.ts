@@ -1,5 +1,5 @@
 import type { Caller } from '../../runtime/index.ts';
-import { decideNonInteractive, effectiveMode, isPlatformError, metaTools, rankTools, workspaceAnchor, type AutonomyPolicy, type BindingTarget, type EffectiveMode, type ToolEntry, type ToolRegistry, type ToolResult } from '../../runtime/index.ts';
+import { decideNonInteractive, DISCOVER_QUERY_MAX, effectiveMode, isPlatformError, metaTools, rankTools, workspaceAnchor, type AutonomyPolicy, type BindingTarget, type EffectiveMode, type ToolEntry, type ToolRegistry, type ToolResult } from '../../runtime/index.ts';
 import type { McpGatewayContext, McpGuards } from './context.ts';
 import { RPC, RpcError, rpcErrorOf } from './errors.ts';
 import { CACHE_SCOPE, KNOWN_VERSIONS, LIST_TTL_MS, PAGE_SIZE, SERVER_INFO, SERVER_INFO_META } from './protocol.ts';
@@ -104,6 +104,8 @@ export function createToolMethods(deps: MethodDeps) {
     const find = (n: unknown) => tools.find((t) => t.name === n);
     if (action === 'discover') {
       if (typeof args.query !== 'string' || args.query.length === 0) return toolError('discover needs a non-empty `query`');
+      // The schema's limit, held here too: the search runs on the node's loop (a 100 KB query held it 300 ms).
+      if (args.query.length > DISCOVER_QUERY_MAX) return toolError(`\`query\` is longer than ${DISCOVER_QUERY_MAX} characters`);
       const limit = typeof args.limit === 'number' && Number.isInteger(args.limit) && args.limit >= 1 && args.limit <= 50 ? args.limit : 10;
       const found = rankTools(tools, args.query, limit);
       return { content: text(JSON.stringify(found)), structuredContent: { tools: found } };

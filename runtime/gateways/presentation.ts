@@ -20,11 +20,14 @@ export interface MetaTool {
 
 const obj = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
 
+/** The longest discovery query: the search's cost grows with it, and it runs on the node's loop. */
+export const DISCOVER_QUERY_MAX = 500;
+
 export const DISCOVERY_TOOLS: MetaTool[] = [
   {
     name: 'discover_tools',
     description: 'Finds the tools of this gateway that match a query, best first. Returns their names and descriptions.',
-    inputSchema: obj({ query: { type: 'string', minLength: 1, maxLength: 500 }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, ['query']),
+    inputSchema: obj({ query: { type: 'string', minLength: 1, maxLength: DISCOVER_QUERY_MAX }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, ['query']),
   },
   {
     name: 'get_tool_schema',
@@ -45,7 +48,7 @@ export const UNIFIED_TOOL: MetaTool = {
   inputSchema: obj(
     {
       action: { type: 'string', enum: ['discover', 'schema', 'execute'] },
-      query: { type: 'string', minLength: 1, maxLength: 500 },
+      query: { type: 'string', minLength: 1, maxLength: DISCOVER_QUERY_MAX },
       name: { type: 'string', minLength: 1, maxLength: 128 },
       arguments: { type: 'object' },
       limit: { type: 'integer', minimum: 1, maximum: 50 },

@@ -133,11 +133,18 @@ describe('MCP tools: registry, lists, calls and presentation modes', () => {
     expect((await call('disc', {}, 'execute_tool', { name: 'file_kit_add', arguments: { a: 1, b: 1 } })).result.isError).toBe(true);
   });
 
-  it('[MCP-TOOLS-27] [MCP-TOOLS-28] Unified exposes unified_tool only', async () => {
+  it('[MCP-TOOLS-27] [MCP-TOOLS-28] [MCP-TOOLS-25] Unified exposes unified_tool only; a discovery query holds its 500-character limit', async () => {
     const r = await list('uni', auth);
     expect(r.result.tools.map((t: { name: string }) => t.name)).toEqual(['unified_tool']);
     expect((await call('uni', auth, 'unified_tool', { action: 'execute', name: 'calc_add', arguments: { a: 1, b: 1 } })).result.content[0].text).toBe('2');
     expect((await call('uni', auth, 'unified_tool', { action: 'discover', query: 'add' })).result.structuredContent.tools[0].name).toBe('calc_add');
+    // The query's limit at both edges, through both entry points: 500 characters are searched, 501 are refused.
+    const edge = `add ${'x'.repeat(496)}`;
+    expect((await call('uni', auth, 'unified_tool', { action: 'discover', query: edge })).result.isError).toBeUndefined();
+    for (const [name, args] of [['unified_tool', { action: 'discover', query: `${edge}x` }], ['discover_tools', { query: `${edge}x` }]] as const) {
+      const over = (await call(name === 'unified_tool' ? 'uni' : 'disc', name === 'unified_tool' ? auth : {}, name, args)).result;
+      expect([over.isError, over.content[0].text], name).toEqual([true, '`query` is longer than 500 characters']);
+    }
     expect((await call('uni', auth, 'calc_add', { a: 1, b: 1 })).error).toMatchObject({ code: -32602 });
   });
 
