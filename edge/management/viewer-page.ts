@@ -1,3 +1,4 @@
+import { finished } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { isPlatformError, PlatformError, inlineSvg, isStatechartKind, parseAddress, PLATFORM_ACCOUNT, renderStatechart, statechartKinds, vizFrame, watchActor, type Caller, type Services, type VizFrame } from '../../runtime/index.ts';
 import { html, Html, sendPage } from '../http/index.ts';
@@ -263,8 +264,9 @@ export function viewerPage(app: ManagementApp, services: AuthServices & Pick<Ser
         clearInterval(timer);
         unwatch();
       };
-      res.on('close', finish);
-      res.on('error', finish);
+      // Also when the client left while the actor was being read: its response has closed already and emits 'close'
+      // no more, so a listener alone would keep the watch and the timer for good. `finished` calls back once either way.
+      finished(res, finish);
       const write = (f: VizFrame, last: boolean) => {
         if (res.writableEnded) return;
         res.write(`data: ${JSON.stringify(f)}\n\n`);

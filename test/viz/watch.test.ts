@@ -197,6 +197,36 @@ describe('statechart viewer API', () => {
     }
     await expect.poll(liveSubscriptions, { timeout: 5_000 }).toBe(0);
   });
+
+  it('[SURF-08] a client that leaves while the actor is being read leaves no watch behind', async () => {
+    const actors = p.node.services.actors;
+    const read = actors.read.bind(actors);
+    let reading!: () => void;
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    // The read is held until the client has gone, so the stream is set up for a response that has closed already.
+    actors.read = (async (address: string) => {
+      reading();
+      await new Promise((r) => setTimeout(r, 300));
+      return read(address);
+    }) as typeof actors.read;
+    try {
+      const abort = new AbortController();
+      const res = request(`${p.url}/v1/viz/watch`, {
+        method: 'POST',
+        headers: { host: `api.${p.config.domain}`, authorization: `Bearer ${viewerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ address: accountActor(accountId) }),
+        signal: abort.signal,
+      });
+      await started;
+      expect(liveSubscriptions()).toBe(1);
+      abort.abort();
+      await expect(res).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 400));
+      await expect.poll(liveSubscriptions, { timeout: 5_000 }).toBe(0);
+    } finally {
+      actors.read = read;
+    }
+  });
 });
 
 describe('statechart viewer page and machine route', () => {
