@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { awaitRouteCompiles, lazyCompilers, prepend, requestId, routeHost, SSE_HEADERS, sseStream, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, INLINE_BYTES, JSON_BODY_MODULE, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseJsonBody, prepend, requestId, restoreLifted, routeHost, SSE_HEADERS, sseStream, type CompileAhead, type ParsedBody, type ParsedInWorker } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -12,7 +12,6 @@ import type { A2aBackend, A2aCallContext } from './backend.ts';
 import { agentCard, CARD_CACHE_CONTROL, CARD_EXTENSIONS, cardEtag, notModified } from './card.ts';
 import { readableId, readEnvelope, type RpcId } from './envelope.ts';
 import { wireErrorOf, type WireError } from './errors.ts';
-import { INLINE_BYTES, MAX_VALUES, parseJsonBody, restoreLifted, type ParsedBody, type ParsedInWorker } from './json-body.ts';
 import { checked, checkFrame, endsStream, METHODS, methodOf, runMethod } from './methods.ts';
 import { checkVersion, extensionsEcho, negotiateExtensions } from './negotiation.ts';
 import { declaredLength, readBody } from './read-body.ts';
@@ -41,7 +40,7 @@ export interface A2aAppOptions {
  * The largest request body: a file of 20 MiB (spec §8) inline as a base64 `raw` part is 27,962,028 characters, with
  * room beside it for the envelope and other parts. Such a body must not hold the node's thread past the ~50 ms of
  * DESIGN §5, so nothing of it is done in one piece there: it is read into one buffer as it arrives (read-body.ts), parsed
- * in the task pool once its caller is admitted (json-body.ts), where its long strings are also found to be base64 or
+ * in the task pool once its caller is admitted (http/json-body.ts), where its long strings are also found to be base64 or
  * not; they come back as bytes and become strings in one copy each (10-30 ms for 27 MiB measured here), the params check takes
  * those base64 verdicts instead of scanning them again, and the runtime decodes and stores attachments in slices
  * (runtime/agents/attachments.ts).
@@ -50,7 +49,6 @@ export const BODY_LIMIT = 28 * 1024 * 1024;
 /** Restored strings past this size make the rest of the request wait for the next turn of the event loop. */
 const YIELD_AFTER_BYTES = 1024 * 1024;
 const JSON_TYPES = ['application/json', 'application/a2a+json'];
-const JSON_BODY = new URL('./json-body.ts', import.meta.url);
 /** Parsing 28 MiB takes a few hundred milliseconds in a worker; one that needs seconds is stopped. */
 const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'A2A_BODY_TOO_LARGE' } as const;
 
@@ -126,7 +124,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     if (body.ok === 'later') {
       const b = body.bytes;
       const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-      const w = await services.tasks.run<ParsedInWorker>(JSON_BODY, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, signal, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
+      const w = await services.tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, signal, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
       if (w.ok) {
         const value = restoreLifted(w, base64);
         // Megabytes of strings were just made: the rest of the request waits for the next turn of the loop.
@@ -137,6 +135,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     } else r = body;
     if (r.ok) return r.value;
     if (r.reason === 'values') throw new PlatformError('A2A_INVALID_REQUEST', `Invalid Request: the request holds more than ${MAX_VALUES} JSON values`);
+    if (r.reason === 'depth') throw new PlatformError('A2A_INVALID_REQUEST', `Invalid Request: the request nests arrays and objects deeper than ${MAX_DEPTH} levels`);
     throw new PlatformError('A2A_PARSE_ERROR', 'Parse error: the body is not valid JSON');
   }
 

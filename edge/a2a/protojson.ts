@@ -152,7 +152,7 @@ function describe(root: Node, e: SchemaError): string {
 /** ProtoJSON bytes: standard or URL-safe base64, padded or not. A character class: linear on any input. */
 export const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 /**
- * Long strings already found to be base64 while their body was parsed in a worker (json-body.ts): the check of the
+ * Long strings already found to be base64 while their body was parsed in a worker (http/json-body.ts): the check of the
  * `byte` format takes them as they are, the same strings (not copies), instead of running the character class over
  * tens of megabytes on the node's thread again. Set only for the length of one synchronous `readParams`.
  */

@@ -40,7 +40,7 @@ function asText(bytes: Buffer, mediaType: string): unknown {
 
 export interface TriggerRouteDeps {
   triggers: () => Pick<Triggers, 'deliver'>;
-  /** A JSON body, parsed on the node's thread: at most TRIGGER_LIMITS.bodyBytes (json-body.ts's INLINE_BYTES). */
+  /** A JSON body, parsed on the node's thread: at most TRIGGER_LIMITS.bodyBytes (http/json-body.ts's INLINE_BYTES). */
   parseJson: (bytes: Buffer) => { ok: true; value: unknown } | { ok: false };
 }
 

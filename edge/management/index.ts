@@ -25,7 +25,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { awaitRouteCompiles, lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, MAX_DEPTH, MAX_VALUES, pastLimits, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -83,6 +83,15 @@ export async function managementApp(opts: {
   });
 
   installErrorHandlers(app, JSON_BODY_LIMIT);
+  // A JSON body within the byte limit may still nest thousands of levels: it parses, then overflows the stack of what
+  // walks it later (JSON.stringify, a hash), an internal error instead of the caller's. Checked once the caller is
+  // admitted and the body's schema has passed, before any route sees it.
+  app.addHook('preHandler', async (request) => {
+    if (request.body === null || typeof request.body !== 'object' || !/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return;
+    const past = pastLimits(request.body);
+    if (past === 'depth') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
+    if (past === 'values') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it holds more than ${MAX_VALUES} JSON values`);
+  });
 
   platformRoutes(app, opts.services, opts.state);
   oauthRoutes(app, opts.services);

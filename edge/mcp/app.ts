@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { awaitRouteCompiles, lazyCompilers, requestId, routeHost, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, INLINE_BYTES, JSON_BODY_MODULE, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseJsonBody, requestId, restoreLifted, routeHost, type CompileAhead, type ParsedBody, type ParsedInWorker } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 export interface McpAppOptions {
-  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'bus' | 'gateways' | 'accountStatus'>;
+  services: Pick<Services, 'config' | 'urls' | 'store' | 'clock' | 'bus' | 'gateways' | 'accountStatus' | 'tasks'>;
   logger: Logger;
   serverFactory?: FastifyServerFactory;
   /** Where the routes' compiles are queued to be done in the background once the node serves. */
@@ -32,6 +32,13 @@ export interface McpAppOptions {
   registerOAuthRoutes?: (app: FastifyInstance) => void;
   requestTimeoutMs?: number;
 }
+
+/** A body too large to parse on arrival: parsed after admission (`parsed`). */
+type Later = { ok: 'later'; bytes: Buffer };
+/** A body as the content-type parsers leave it. */
+type Body = ParsedBody | Later | { ok: false; mediaType: true; raw: Buffer };
+/** A 4 MiB body parses in well under a second in a worker; one that cannot is refused. */
+const PARSE_LIMITS = { timeoutMs: 10_000, onLimit: 'PLT_BODY_UNREADABLE' } as const;
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
@@ -85,12 +92,11 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
 
   // Bad JSON is the protocol's own error (-32700), not the framework's 400.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
-    try {
-      done(null, { ok: true, value: JSON.parse(body as string) });
-    } catch {
-      done(null, { ok: false });
-    }
+  // A small body is parsed on arrival; a larger one (up to 4 MiB: hundreds of milliseconds of parsing) only once its
+  // caller is admitted, in the task pool (http/json-body.ts), so that no one holds the node's loop with it.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    const bytes = body as Buffer;
+    done(null, bytes.length <= INLINE_BYTES ? parseJsonBody(bytes) : { ok: 'later', bytes });
   });
   // Other media types are kept raw: the OAuth token endpoint reads forms; the MCP endpoint refuses them (415).
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, { ok: false, mediaType: true, raw: body }));
@@ -131,6 +137,27 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     return a;
   }
 
+  /** The JSON of an admitted request's body: a large one parsed in the task pool, in the lane of the gateway's account. */
+  async function parsed(body: ParsedBody | Later, accountId: string): Promise<unknown> {
+    let r: ParsedBody;
+    if (body.ok === 'later') {
+      const b = body.bytes;
+      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+      let w: ParsedInWorker;
+      try {
+        w = await services.tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
+      } catch (err) {
+        if (isPlatformError(err, 'PLT_BODY_UNREADABLE')) throw new McpHttpError('MCP_BAD_REQUEST', `Invalid Request: ${err.message}`, {}, RPC.INVALID_REQUEST);
+        throw err;
+      }
+      r = w.ok ? { ok: true, value: restoreLifted(w) } : w;
+    } else r = body;
+    if (r.ok) return r.value;
+    if (r.reason === 'values') throw new McpHttpError('MCP_BAD_REQUEST', `Invalid Request: the request holds more than ${MAX_VALUES} JSON values`, {}, RPC.INVALID_REQUEST);
+    if (r.reason === 'depth') throw new McpHttpError('MCP_BAD_REQUEST', `Invalid Request: the request nests arrays and objects deeper than ${MAX_DEPTH} levels`, {}, RPC.INVALID_REQUEST);
+    throw new McpHttpError('MCP_BAD_REQUEST', 'Parse error: the body is not valid JSON', {}, RPC.PARSE_ERROR);
+  }
+
   app.post('/*', async (request, reply) => {
     const ctx = request.mcp!;
     const accept = header(request, 'accept') ?? '';
@@ -138,13 +165,12 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
     if (!/(^|[\s,])application\/json\s*(;|,|$)/i.test(accept) || !/(^|[\s,])text\/event-stream\s*(;|,|$)/i.test(accept)) {
       throw new McpHttpError('MCP_NOT_ACCEPTABLE', 'Accept must list both application/json and text/event-stream');
     }
-    const body = request.body as { ok: boolean; value?: unknown; mediaType?: boolean } | undefined;
-    if (!body || body.mediaType || !/^application\/json\s*(;|$)/i.test(header(request, 'content-type') ?? '')) {
+    const body = request.body as Body | undefined;
+    if (!body || 'mediaType' in body || !/^application\/json\s*(;|$)/i.test(header(request, 'content-type') ?? '')) {
       throw new McpHttpError('MCP_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
     }
     const who = await admitted(request);
-    if (!body.ok) throw new McpHttpError('MCP_BAD_REQUEST', 'Parse error: the body is not valid JSON', {}, RPC.PARSE_ERROR);
-    const inbound = readEnvelope(body.value);
+    const inbound = readEnvelope(await parsed(body, ctx.gateway.accountId));
     // Notifications and responses from the client need no answer.
     if (inbound.kind === 'accepted') return reply.code(202).send();
     if (inbound.kind === 'invalid') {

@@ -8,7 +8,7 @@ import { createMcpGuards } from './guards.ts';
 import { registerMcpOAuthRoutes } from './oauth-routes.ts';
 
 /** The services the MCP surface uses: the composition root hands it these and no others. */
-export const MCP_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'signer', 'gateways', 'gatewayTokens', 'accountStatus', 'billing', 'mcpLimiter', 'toolRegistry', 'autonomy'] as const;
+export const MCP_SERVICES = ['config', 'urls', 'store', 'clock', 'bus', 'signer', 'gateways', 'gatewayTokens', 'accountStatus', 'billing', 'mcpLimiter', 'toolRegistry', 'autonomy', 'tasks'] as const;
 export type McpServices = Pick<Services, (typeof MCP_SERVICES)[number]>;
 
 /**

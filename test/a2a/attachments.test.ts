@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT } from '../../edge/a2a/index.ts';
-import { BASE64_TEXT } from '../../edge/a2a/json-body.ts';
+import { BASE64_TEXT } from '../../edge/http/index.ts';
 import { BASE64 } from '../../edge/a2a/protojson.ts';
 import { MAX_ATTACHMENT_BYTES, readAttachments, type Attachment } from '../../runtime/agents/attachments.ts';
 import { a2aCall, agentHost, bearer, recordingBackend, request, task } from '../helpers/a2a.ts';

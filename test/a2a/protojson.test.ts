@@ -169,4 +169,20 @@ describe('agent gateway params (ProtoJSON)', () => {
     const parts = await call('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: Array.from({ length: 1001 }, () => ({ text: 'x' })) } });
     expect(parts.json.error.message).toBe('Invalid params: params.message.parts must have at most 1000 items');
   });
+
+  it('[A2A-RPC-16] a request nesting arrays and objects deeper than 128 levels is -32600, small or large, not an internal error', async () => {
+    // The root is level 1, params 2, message 3, parts 4, the part 5, data 6: `data` then opens n - 1 more levels.
+    const body = (n: number, pad = 0) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: 'X' }] } } })
+        .replace('"X"', '['.repeat(n) + ']'.repeat(n))
+        .padEnd(pad, ' ');
+    for (const pad of [0, 300_000]) {
+      const at = await a2aCall(p, body(123, pad), { headers: auth });
+      expect(at.json.error?.message ?? '', `128 levels, pad ${pad}`).not.toContain('deeper');
+      for (const n of [124, 5000]) {
+        const res = await a2aCall(p, body(n, pad), { headers: auth });
+        expect(res.json.error, `${n + 5} levels, pad ${pad}`).toMatchObject({ code: -32600, message: 'Invalid Request: the request nests arrays and objects deeper than 128 levels' });
+      }
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRIGGER_LIMITS, triggerSignature, type Caller, type ToolEntry } from '../../runtime/index.ts';
-import { INLINE_BYTES } from '../../edge/a2a/json-body.ts';
+import { INLINE_BYTES } from '../../edge/http/index.ts';
 import { agentHost, sdkClient, sdkMessage, sdkText } from '../helpers/a2a.ts';
 import { otherCaller, rulesFile } from '../helpers/agents.ts';
 import { aguiAgent, aguiRun } from '../helpers/agui.ts';

@@ -92,6 +92,36 @@ describe('MCP gateway transport and protocol eras', () => {
     expect(over.status).toBe(413);
   });
 
+  it('[MCP-LIMIT-08] a body past 256 KiB is parsed after admission; values and nesting hold their limits at both edges', async () => {
+    const { headers } = await openSession(p, 'demo', auth);
+    const call = (args: unknown, pad = 0) => JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'calc_add', arguments: args } }).padEnd(pad, ' ');
+    // Large (parsed in the task pool) and small (parsed on arrival) bodies answer alike.
+    for (const pad of [0, 1024 * 1024]) {
+      const r = await rpc(p, 'demo', call({ a: 2, b: 3 }, pad), headers);
+      expect([r.status, r.message.result?.content?.[0]?.text], String(pad)).toEqual([200, '5']);
+    }
+    // Depth: the root object is level 1, params 2, arguments 3; `x` then opens `n` more levels.
+    const nested = (n: number) => ({ a: 1, b: 2, x: JSON.parse('['.repeat(n) + ']'.repeat(n)) });
+    const refused = (r: Awaited<ReturnType<typeof rpc>>) => [r.status, r.json?.error?.code, r.json?.error?.message];
+    for (const pad of [0, 512 * 1024]) {
+      const at = await rpc(p, 'demo', call(nested(125), pad), headers);
+      expect(at.status, `128 levels, pad ${pad}`).toBe(200);
+      expect(at.message.error?.code, 'not a transport refusal').not.toBe(-32600);
+      expect(refused(await rpc(p, 'demo', call(nested(126), pad), headers)), `129 levels, pad ${pad}`).toEqual([400, -32600, 'Invalid Request: the request nests arrays and objects deeper than 128 levels']);
+    }
+    // 5,000 levels: JSON.parse takes it; the stack of a later walk would not (an internal error before this limit).
+    const deep = (pad = 0) => call({ a: 1, b: 2, x: 'X' }, pad).replace('"X"', '['.repeat(5000) + ']'.repeat(5000));
+    expect(refused(await rpc(p, 'demo', deep(), headers))).toEqual([400, -32600, 'Invalid Request: the request nests arrays and objects deeper than 128 levels']);
+    // Values: the envelope (root, jsonrpc, id, method, params, name, arguments) is 7, `a` and `b` 2, the array 1.
+    const many = (n: number) => ({ a: 1, b: 2, xs: new Array(n).fill(0) });
+    for (const pad of [0, 512 * 1024]) {
+      expect((await rpc(p, 'demo', call(many(100_000 - 10), pad), headers)).status, `100,000 values, pad ${pad}`).toBe(200);
+      expect(refused(await rpc(p, 'demo', call(many(100_000 - 9), pad), headers)), `100,001 values, pad ${pad}`).toEqual([400, -32600, 'Invalid Request: the request holds more than 100000 JSON values']);
+    }
+    // Refusals of the body come after admission: without a credential the answer is still 401.
+    expect((await rpc(p, 'demo', deep(512 * 1024))).status).toBe(401);
+  });
+
   it('[MCP-PROTO-15] sessions: 400 without the header, 404 when unknown, expired after 7 days (not refreshed by use), ended by DELETE', async () => {
     const ping = (h: Record<string, string>) => rpc(p, 'demo', { jsonrpc: '2.0', id: 5, method: 'ping' }, h);
     expect((await ping(auth)).status).toBe(400);

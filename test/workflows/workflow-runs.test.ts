@@ -107,7 +107,7 @@ describe('workflow runs', () => {
     expect(await settled(nap.id, 'completed')).toMatchObject({ output: 'rested' });
   });
 
-  it('[SURF-13] refuses bad starts with the reason, scopes runs to their owner and account', async () => {
+  it('[SURF-13] [MGMT-ERR-03] refuses bad starts with the reason, scopes runs to their owner and account', async () => {
     const bad = await start({ a: 'one', b: 2 });
     expect([bad.status, bad.json.code]).toEqual([400, 'WORKFLOW_INPUT_INVALID']);
     const noTarget = await start({ a: 1, b: 2 }, 'owner', {});
@@ -125,6 +125,15 @@ describe('workflow runs', () => {
     expect([atLimit.status, atLimit.json.code]).toEqual([404, 'WORKFLOW_RUN_NOT_FOUND']);
     const over = await api('POST', '/v1/workflow-runs/x/signal', { signal: 's', payload: 'x'.repeat(16 * 1024 - 1) });
     expect([over.status, over.json.code]).toEqual([413, 'MGMT_BODY_TOO_LARGE']);
+    // Nesting: 128 levels in all are taken (the run is looked up); deeper is 400, not the internal error a walk's stack
+    // overflow made of 5,000 levels (10 KB, well within the payload's size).
+    const nested = (n: number) => p.call('POST', '/v1/workflow-runs/x/signal', { headers: { ...as('owner'), 'content-type': 'application/json' }, body: `{"signal":"s","payload":${'['.repeat(n)}${']'.repeat(n)}}` });
+    const atDepth = await nested(127);
+    expect([atDepth.status, atDepth.json.code]).toEqual([404, 'WORKFLOW_RUN_NOT_FOUND']);
+    for (const n of [128, 5000]) {
+      const deep = await nested(n);
+      expect([deep.status, deep.json.code, deep.json.message], String(n)).toEqual([400, 'MGMT_INVALID_BODY', 'invalid body: it nests arrays and objects deeper than 128 levels']);
+    }
   });
 
   it('[SURF-16] [SURF-17] an attached workflow is a tool of the agent and of the gateway; detached, it is gone', async () => {

@@ -33,6 +33,7 @@ export const ERRORS = {
   PLT_EFFECT_UNDECLARED: e('internal', 'a statechart started an effect the runtime does not implement', 'Report it: every effect a machine names needs an implementation.'),
   PLT_STORE_CONFLICT: e('conflict', 'a stale write was refused', 'Retry: the row changed since it was read.'),
   PLT_LANE_OVERLOADED: e('overloaded', "the account's execution lane is full", 'Retry after a second, or send fewer calls at once.'),
+  PLT_BODY_UNREADABLE: e('too_large', 'the request body could not be parsed within its time and memory limits', 'Send a smaller body, with fewer and shallower values.'),
   BUS_NO_RESPONDERS: e('unavailable', 'no node serves the request', 'Retry shortly: nodes are starting or taking over.'),
   BUS_TIMEOUT: e('unavailable', 'no answer over the bus in time', 'Retry shortly.'),
   BUS_CLOSED: e('unavailable', 'the node is shutting down', 'Retry against another node.'),

@@ -1,8 +1,11 @@
 /**
  * A request body as JSON, within the node's thread budget (DESIGN §5: nothing a tenant sends holds the event loop
- * for more than ~50 ms). A2A bodies may carry a 20 MiB attachment inline (spec §8); parsing tens of megabytes takes
- * the thread for hundreds of milliseconds. So small bodies are parsed where they arrive, and larger ones in a worker
- * of the node's task pool, after the caller was admitted. What the worker sends back is kept cheap to receive:
+ * for more than ~50 ms). A2A bodies may carry a 20 MiB attachment inline (spec §8), MCP bodies are up to 4 MiB;
+ * parsing megabytes takes the thread for hundreds of milliseconds. So small bodies are parsed where they arrive, and
+ * larger ones in a worker of the node's task pool, after the caller was admitted (A2A and MCP surfaces). A body nests
+ * at most MAX_DEPTH levels: deeper, it would parse, then overflow the stack of whatever walks it recursively later
+ * (JSON.stringify, the arguments' hash), an internal error instead of the caller's. What the worker sends back is
+ * kept cheap to receive:
  * - it holds at most MAX_VALUES values (a copy of a million tiny objects costs the receiving thread what parsing
  *   them would have), and
  * - long strings (attachments) travel as the bytes of one moved buffer and become strings again in a single copy,
@@ -15,6 +18,10 @@
 export const INLINE_BYTES = 256 * 1024;
 /** Objects, arrays and scalars a request may hold in all; A2A requests hold dozens. */
 export const MAX_VALUES = 100_000;
+/** Levels of arrays and objects a request may nest; MCP and A2A requests nest a handful, tool arguments a few dozen. */
+export const MAX_DEPTH = 128;
+/** This module, for the task pool (`parseJsonBodyInWorker`). */
+export const JSON_BODY_MODULE = new URL(import.meta.url);
 /** Strings from this length on travel back from the worker as bytes. */
 const LIFT_CHARS = 64 * 1024;
 
@@ -32,21 +39,25 @@ interface Lifted {
 /** ProtoJSON bytes, as protojson.ts checks them (a test keeps the two equal). */
 export const BASE64_TEXT = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: 'json' | 'values' };
-export type ParsedInWorker = { ok: true; value: unknown; lifted: Lifted[]; bytes: Uint8Array } | { ok: false; reason: 'json' | 'values' };
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: 'json' | 'values' | 'depth' };
+export type ParsedInWorker = { ok: true; value: unknown; lifted: Lifted[]; bytes: Uint8Array } | { ok: false; reason: 'json' | 'values' | 'depth' };
 
-/** Whether `root` holds at most `max` values, counted without recursion (a deeply nested body cannot overflow). */
-function withinValues(root: unknown, max: number): boolean {
-  const stack: unknown[] = [root];
+/**
+ * Why `root` is past the limits (more than MAX_VALUES values, or nested deeper than MAX_DEPTH), or null; walked without
+ * recursion, so that a deeply nested body cannot overflow the walk itself.
+ */
+export function pastLimits(root: unknown): 'values' | 'depth' | null {
+  const stack: [unknown, number][] = [[root, 1]];
   let count = 0;
   while (stack.length) {
-    const v = stack.pop();
-    if (++count > max) return false;
+    const [v, depth] = stack.pop()!;
+    if (++count > MAX_VALUES) return 'values';
     if (typeof v !== 'object' || v === null) continue;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
-    if (count + stack.length > max) return false;
+    if (depth > MAX_DEPTH) return 'depth';
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    if (count + stack.length > MAX_VALUES) return 'values';
   }
-  return true;
+  return null;
 }
 
 /** The long strings of a value (not the root itself), with their paths. */
@@ -77,7 +88,8 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   } catch {
     return { ok: false, reason: 'json' };
   }
-  return withinValues(value, MAX_VALUES) ? { ok: true, value } : { ok: false, reason: 'values' };
+  const past = pastLimits(value);
+  return past === null ? { ok: true, value } : { ok: false, reason: past };
 }
 
 /** Parses a large body in a task-pool worker (exported by name for it); long strings are lifted into `bytes`. */
@@ -88,7 +100,8 @@ export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
   } catch {
     return { ok: false, reason: 'json' };
   }
-  if (!withinValues(value, MAX_VALUES)) return { ok: false, reason: 'values' };
+  const past = pastLimits(value);
+  if (past !== null) return { ok: false, reason: past };
   const long = longStrings(value);
   const encoded = long.map(({ text }) => {
     const latin1 = /^[\x00-\xff]*$/.test(text);
