@@ -14,6 +14,25 @@ export const A2UI_MEDIA_TYPE = 'application/json+a2ui';
 
 export const surfaceOf = (formId: string) => `form-${formId}`;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A form answer sent as JSON text is parsed on the node's loop, and the request's own limits (size, depth) do not reach
+ * inside a string: so at most this many characters, nesting at most FORM_TEXT_DEPTH levels (fields are flat; a
+ * deep value parsed, then overflowed the stack of whatever wrote it down).
+ */
+export const FORM_TEXT_MAX = 64 * 1024;
+const FORM_TEXT_DEPTH = 16;
+
+/** Whether `root` nests arrays and objects deeper than `max` levels, walked without recursion. */
+function deeperThan(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 const pointer = (key: string) => `/values/${key}`;
 const literal = (text: string) => ({ literalString: text });
 
@@ -132,14 +151,19 @@ export function formResponseOf(message: A2aMessage, expectsForm: boolean): FormR
     }
   }
   if (!expectsForm) return null;
-  const text = message.parts.map((p) => p.text ?? '').join('').trim();
-  if (!text.startsWith('{')) return null;
+  const first = message.parts.find((p) => (p.text ?? '').trim() !== '')?.text?.trimStart();
+  if (!first?.startsWith('{')) return null;
+  const size = message.parts.reduce((n, p) => n + (p.text?.length ?? 0), 0);
+  if (size > FORM_TEXT_MAX) throw new PlatformError('A2A_INVALID_PARAMS', `message.parts: a form answer sent as text is at most ${FORM_TEXT_MAX} characters of JSON; send larger values as a ${FORM_RESPONSE} data part`);
+  let values: unknown;
   try {
-    const values: unknown = JSON.parse(text);
-    return isObject(values) ? { formId: null, values } : null;
+    values = JSON.parse(message.parts.map((p) => p.text ?? '').join('').trim());
   } catch {
     return null;
   }
+  if (!isObject(values)) return null;
+  if (deeperThan(values, FORM_TEXT_DEPTH)) throw new PlatformError('A2A_INVALID_PARAMS', `message.parts: a form answer sent as text nests deeper than ${FORM_TEXT_DEPTH} levels`);
+  return { formId: null, values };
 }
 
 /**

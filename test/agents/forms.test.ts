@@ -44,7 +44,7 @@ describe('the Forms built-in: a task waits for the user to fill in a form', () =
   }, 60_000);
   afterAll(() => p?.close());
 
-  it('[A2A-TASK-16] [A2A-EXT-05] without A2UI the official client gets a text request; rejected values leave the task waiting, valid ones resume it', async () => {
+  it('[A2A-TASK-16] [A2A-EXT-05] [A2A-RPC-16] without A2UI the official client gets a text request; rejected values leave the task waiting, valid ones resume it', async () => {
     const client = await sdkClient(p, key());
     const asked = (await client.sendMessage(sdkMessage('please book a table for us'))) as any;
     expect(asked.status.state).toBe(STATE.INPUT_REQUIRED);
@@ -64,6 +64,15 @@ describe('the Forms built-in: a task waits for the user to fill in a form', () =
     // A text that is not one JSON object is no answer either.
     const prose = (await client.sendMessage({ message: { messageId: randomUUID(), role: 1, ...at, parts: [{ content: { $case: 'text', value: 'Ada, two people' } }] } } as never)) as any;
     expect(sdkText(prose)).toMatch(/^The form was not submitted: answer the form's fields as one JSON object/);
+    // Text is read as JSON up to 64 KiB (parsed on the node's loop) and 16 levels: at the limit it is read (and its
+    // extra field refused), past it the request is invalid params.
+    const textAnswer = (value: string) => client.sendMessage({ message: { messageId: randomUUID(), role: 1, ...at, parts: [{ content: { $case: 'text', value } }] } } as never);
+    const padded = (size: number) => { const base = '{"guests": 2, "note": ""}'; return base.replace('""', `"${'x'.repeat(size - base.length)}"`); };
+    expect(sdkText(await textAnswer(padded(64 * 1024)))).toBe('The form was not submitted: note: the form has no such field; name: required.');
+    await expect(textAnswer(padded(64 * 1024 + 1))).rejects.toThrow(/at most 65536 characters of JSON/);
+    const nested = (n: number) => `{"name": "Ada", "guests": 2, "note": ${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
+    expect(sdkText(await textAnswer(nested(16)))).toBe('The form was not submitted: note: the form has no such field.');
+    for (const n of [17, 5000]) await expect(textAnswer(nested(n)), String(n)).rejects.toThrow(/nests deeper than 16 levels/);
 
     const done = (await client.sendMessage({ message: { messageId: randomUUID(), role: 1, ...at, parts: [{ content: { $case: 'text', value: '{"name": "Ada", "guests": 2, "vegetarian": true}' } }] } } as never)) as any;
     expect(done.status.state).toBe(STATE.COMPLETED);
