@@ -3,7 +3,7 @@ import type { WorkflowCondition, WorkflowDefinition, WorkflowStep } from '../../
 import { PlatformError } from '../core/errors/index.ts';
 
 /** Bounds of a definition (docs/workflows.md). */
-export const WORKFLOW_LIMITS = { definitionBytes: 64 * 1024, steps: 100, idChars: 64, nameChars: 64, descriptionChars: 1024, cases: 20, transitions: 1000, timerSeconds: 7 * 24 * 3600, inputBytes: 64 * 1024, payloadBytes: 16 * 1024 } as const;
+export const WORKFLOW_LIMITS = { definitionBytes: 64 * 1024, inputSchemas: 64, steps: 100, idChars: 64, nameChars: 64, descriptionChars: 1024, cases: 20, transitions: 1000, timerSeconds: 7 * 24 * 3600, inputBytes: 64 * 1024, payloadBytes: 16 * 1024 } as const;
 export const WORKFLOW_NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const OPS = new Set<WorkflowCondition['op']>(['equals', 'not_equals', 'exists', 'min', 'max', 'one_of', 'prefix']);
@@ -81,8 +81,10 @@ export function parseWorkflow(json: string): WorkflowDefinition {
   return checkWorkflow(raw);
 }
 
+/** A workflow definition given as a value (the builders' `workflow_save` tool), checked as parseWorkflow checks its text. */
 export function checkWorkflow(raw: unknown): WorkflowDefinition {
   if (!isObject(raw)) throw invalid('a workflow is an object: {name, description, start, steps}');
+  if (Buffer.byteLength(JSON.stringify(raw)) > WORKFLOW_LIMITS.definitionBytes) throw invalid(`a workflow definition is at most ${WORKFLOW_LIMITS.definitionBytes} bytes of JSON`);
   for (const k of Object.keys(raw)) if (!['name', 'description', 'input', 'start', 'steps'].includes(k)) throw invalid(`a workflow has no ${k}`);
   if (typeof raw.name !== 'string' || !WORKFLOW_NAME.test(raw.name)) throw invalid('name: 1 to 64 lowercase letters, digits and hyphens');
   if (typeof raw.description !== 'string' || raw.description.length > WORKFLOW_LIMITS.descriptionChars) throw invalid(`description: text of at most ${WORKFLOW_LIMITS.descriptionChars} characters`);
@@ -95,29 +97,33 @@ export function checkWorkflow(raw: unknown): WorkflowDefinition {
   for (const id of ids) steps[id] = checkStep(id, raw.steps[id], ids);
   if (raw.input !== undefined) {
     if (!isObject(raw.input)) throw invalid('input: a JSON Schema object');
-    refuseRegex(raw.input, 'input');
+    refuseRegex(raw.input, 'input', { schemas: 0 });
     inputValidator(raw.input);
   }
   return { name: raw.name, description: raw.description, ...(raw.input !== undefined ? { input: raw.input as Record<string, unknown> } : {}), start: raw.start, steps };
 }
 
 /**
- * An input schema is validated on the node's thread (when a run starts, and by clients of the workflow's tool): a
- * regular expression of the tenant's over a caller's text could take that thread for seconds (catastrophic
- * backtracking), so `pattern` and `patternProperties` are refused. Lengths, enums and types hold the same ground.
+ * An input schema is compiled and validated on the node's thread (when the workflow is saved, when a run starts, and
+ * by clients of the workflow's tool):
+ * - a regular expression of the tenant's over a caller's text could take that thread for seconds (catastrophic
+ *   backtracking), so `pattern` and `patternProperties` are refused; lengths, enums and types hold the same ground;
+ * - compiling costs about half a millisecond per schema in it (a property's, an item's), so a schema holds at most
+ *   WORKFLOW_LIMITS.inputSchemas of them: 1,000 properties took the thread a second.
  */
-function refuseRegex(schema: unknown, at: string, depth = 0): void {
+function refuseRegex(schema: unknown, at: string, count: { schemas: number }, depth = 0): void {
   if (depth > 32) throw invalid(`${at}: nested more than 32 levels`);
-  if (Array.isArray(schema)) return schema.forEach((s, i) => refuseRegex(s, `${at}.${i}`, depth + 1));
+  if (Array.isArray(schema)) return schema.forEach((s, i) => refuseRegex(s, `${at}.${i}`, count, depth + 1));
   if (!isObject(schema)) return;
+  if (++count.schemas > WORKFLOW_LIMITS.inputSchemas) throw invalid(`input: at most ${WORKFLOW_LIMITS.inputSchemas} schemas in all (the input's own, each property's and item's)`);
   for (const [k, v] of Object.entries(schema)) {
     // Under `properties` (and `$defs`, `definitions`) the keys are names, not keywords: only their schemas are looked at.
     if ((k === 'properties' || k === '$defs' || k === 'definitions') && isObject(v)) {
-      for (const [name, sub] of Object.entries(v)) refuseRegex(sub, `${at}.${k}.${name}`, depth + 1);
+      for (const [name, sub] of Object.entries(v)) refuseRegex(sub, `${at}.${k}.${name}`, count, depth + 1);
       continue;
     }
     if (k === 'pattern' || k === 'patternProperties') throw invalid(`${at}.${k}: regular expressions are not allowed in a workflow's input schema (use enum, const, minLength and maxLength)`);
-    refuseRegex(v, `${at}.${k}`, depth + 1);
+    refuseRegex(v, `${at}.${k}`, count, depth + 1);
   }
 }
 

@@ -31,10 +31,19 @@ describe('workflow definitions', () => {
     );
     expect(why({ ...ok, input: { type: 'object', properties: { pattern: { type: 'string' } } } })).toBeNull();
     expect(why({ ...ok, input: { type: 'object', patternProperties: { x: {} } } })).toMatch(/input\.patternProperties: regular expressions are not allowed/);
+    // Compiled on the node's thread: 64 schemas in all (the input's own and 63 properties), not 65.
+    const fields = (n: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', maxLength: 10 }])) });
+    expect(why({ ...ok, input: fields(63) })).toBeNull();
+    expect(why({ ...ok, input: fields(64) })).toBe("WORKFLOW_INVALID: input: at most 64 schemas in all (the input's own, each property's and item's)");
+    expect(why({ ...ok, input: { type: 'array', items: fields(63) } })).toBe("WORKFLOW_INVALID: input: at most 64 schemas in all (the input's own, each property's and item's)");
     const steps = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`s${i}`, { type: 'succeed' }]));
     expect(why({ ...ok, start: 's0', steps: steps(100) })).toBeNull();
     expect(why({ ...ok, start: 's0', steps: steps(101) })).toBe('WORKFLOW_INVALID: steps: 1 to 100 steps');
     expect(() => parseWorkflow(' '.repeat(WORKFLOW_LIMITS.definitionBytes + 1))).toThrow(/at most 65536 bytes/);
+    // A definition given as a value (the workflow_save tool) holds the same size: at 64 KiB of JSON it is read, past it refused.
+    const sized = (bytes: number) => ({ ...ok, description: 'd'.repeat(bytes - JSON.stringify({ ...ok, description: '' }).length) });
+    expect(why(sized(WORKFLOW_LIMITS.definitionBytes))).toMatch(/description: text of at most 1024/);
+    expect(why(sized(WORKFLOW_LIMITS.definitionBytes + 1))).toBe('WORKFLOW_INVALID: a workflow definition is at most 65536 bytes of JSON');
     expect(() => parseWorkflow('{nope')).toThrow(/not JSON/);
   });
 
