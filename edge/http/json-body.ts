@@ -94,14 +94,9 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
 
 /** Parses a large body in a task-pool worker (exported by name for it); long strings are lifted into `bytes`. */
 export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
-  let value: unknown;
-  try {
-    value = parse(bytes);
-  } catch {
-    return { ok: false, reason: 'json' };
-  }
-  const past = pastLimits(value);
-  if (past !== null) return { ok: false, reason: past };
+  const parsed = parseJsonBody(bytes);
+  if (!parsed.ok) return parsed;
+  const { value } = parsed;
   const long = longStrings(value);
   const encoded = long.map(({ text }) => {
     const latin1 = /^[\x00-\xff]*$/.test(text);
