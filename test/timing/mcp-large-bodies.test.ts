@@ -47,6 +47,42 @@ describe('MCP bodies of 4 MiB do not stall the node', () => {
     return { status: res.statusCode, text: await res.body.text() };
   };
 
+  it('[MCP-LIMIT-08] deeply nested, NUL-laden and invalid UTF-8 bodies, small and at the cap, answer 4xx or a result, never 500, while a bystander is served within 100 ms', { timeout: 300_000, retry: 3 }, async () => {
+    const call = (args: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calc_add","arguments":${args}}}`;
+    const nest = (bytes: number) => { const n = Math.floor((bytes - 120) / 2); return call(`{"x":${'['.repeat(n)}${']'.repeat(n)}}`); };
+    const bodies: [string, string | Buffer, Record<string, string>][] = [
+      ['deep, 4 MiB, no credential', nest(4 * MIB), {}],
+      ['deep, 4 MiB', nest(4 * MIB), session],
+      ['deep, 256 KiB (parsed on arrival)', nest(256 * 1024), session],
+      ['NUL characters', call(`{"a":1,"b":2,"s":"${'\\u0000'.repeat(40_000)}"}`), session],
+      // Bytes that are not UTF-8 inside a string and outside one.
+      ['invalid UTF-8 in a string', Buffer.concat([Buffer.from(call('{"a":1,"b":2,"s":"X"}').split('X')[0]!), Buffer.alloc(300_000, 0xff), Buffer.from(call('{"a":1,"b":2,"s":"X"}').split('X')[1]!)]), session],
+      ['invalid UTF-8 as JSON', Buffer.alloc(300_000, 0xc3), session],
+    ];
+    await p.call('GET', '/v1/capabilities', { headers: { authorization: `Bearer ${bystander}` } });
+    const { result, latencies, loopDelayMaxMs } = await whileBystanderWaits(p, bystander, async () => {
+      const answers: [string, number, string][] = [];
+      for (const [name, body, headers] of bodies) {
+        const res = await request(`${p.url}/`, { method: 'POST', headers: { host: host(p, 'demo'), accept: ACCEPT_BOTH, 'content-type': 'application/json', ...headers }, body });
+        answers.push([name, res.statusCode, await res.body.text()]);
+      }
+      return answers;
+    });
+    if (process.env.HOSTILE_DEBUG) console.log('bystander worst', Math.max(...latencies).toFixed(1), 'ms; loop delay max', loopDelayMaxMs.toFixed(1), 'ms;', result.map(([n, s]) => `${n}: ${s}`).join('; '));
+    expect(result.map(([name, status]) => [name, status])).toEqual([
+      ['deep, 4 MiB, no credential', 401],
+      ['deep, 4 MiB', 400],
+      ['deep, 256 KiB (parsed on arrival)', 400],
+      ['NUL characters', 200],
+      ['invalid UTF-8 in a string', 200],
+      ['invalid UTF-8 as JSON', 400],
+    ]);
+    for (const i of [1, 2]) expect(JSON.parse(result[i]![2]).error.message).toBe('Invalid Request: the request nests arrays and objects deeper than 128 levels');
+    expect(JSON.parse(result[5]![2]).error).toMatchObject({ code: -32700 });
+    expect(Math.max(...latencies), 'bystander worst latency').toBeLessThan(BYSTANDER_MAX_MS);
+    expect(loopDelayMaxMs, 'event loop delay').toBeLessThan(BYSTANDER_MAX_MS);
+  });
+
   it('[MCP-LIMIT-08] bodies at the 4 MiB cap, with and without a credential, leave a bystander tenant served within 100 ms', { timeout: 300_000, retry: 3 }, async () => {
     // Built before the clock starts: making them is the client's work, not the node's.
     const hostile = manyKeys();
