@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { awaitRouteCompiles, INLINE_BYTES, JSON_BODY_MODULE, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseJsonBody, prepend, requestId, restoreLifted, routeHost, SSE_HEADERS, sseStream, type CompileAhead, type ParsedBody, type ParsedInWorker } from '../http/index.ts';
+import { awaitRouteCompiles, INLINE_BYTES, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseInTaskPool, parseJsonBody, prepend, requestId, restoreLifted, routeHost, SSE_HEADERS, sseStream, type CompileAhead, type ParsedBody } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -122,9 +122,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     }
     let r: ParsedBody;
     if (body.ok === 'later') {
-      const b = body.bytes;
-      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-      const w = await services.tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, signal, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
+      const w = await parseInTaskPool(services.tasks, body.bytes, PARSE_LIMITS, { tenant: accountId, signal });
       if (w.ok) {
         const value = restoreLifted(w, base64);
         // Megabytes of strings were just made: the rest of the request waits for the next turn of the loop.

@@ -11,8 +11,11 @@
  * - long strings (attachments) travel as the bytes of one moved buffer and become strings again in a single copy,
  *   instead of going through the structured clone, which is several times slower for them.
  *
- * This module runs in worker threads too: it imports nothing.
+ * This module runs in worker threads too: it imports nothing but types.
  */
+import type { Services } from '../../runtime/index.ts';
+
+type TaskPool = Services['tasks'];
 
 /** Up to this size a body is parsed on arrival (a couple of milliseconds at most). */
 export const INLINE_BYTES = 256 * 1024;
@@ -114,6 +117,15 @@ export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
     parentOf(value, path)[path.at(-1)!] = '';
   });
   return { ok: true, value, lifted, bytes: out };
+}
+
+/**
+ * Parses a large body in the task pool, in `tenant`'s lane (`parseJsonBodyInWorker`). A buffer of its own is moved to
+ * the worker, not copied; the caller must not use it afterwards.
+ */
+export function parseInTaskPool(tasks: Pick<TaskPool, 'run'>, bytes: Buffer, limits: Parameters<TaskPool['run']>[3], opts: { tenant: string; signal?: AbortSignal }): Promise<ParsedInWorker> {
+  const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [bytes], limits, { ...opts, ...(owned ? { transfer: [bytes.buffer as ArrayBuffer] } : {}) });
 }
 
 /** The worker's value with its long strings back in place: one copy each. Those that are base64 are added to `base64`. */

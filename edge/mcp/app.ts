@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AutonomyPolicy, Services, ToolRegistry } from '../../runtime/index.ts';
-import { awaitRouteCompiles, INLINE_BYTES, JSON_BODY_MODULE, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseJsonBody, requestId, restoreLifted, routeHost, type CompileAhead, type ParsedBody, type ParsedInWorker } from '../http/index.ts';
+import { awaitRouteCompiles, INLINE_BYTES, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseInTaskPool, parseJsonBody, requestId, restoreLifted, routeHost, type CompileAhead, type ParsedBody, type ParsedInWorker } from '../http/index.ts';
 import type { McpAdmit, McpGatewayContext, McpGuards } from './context.ts';
 import { httpErrorOf, MCP_HTTP_ERRORS, McpHttpError, RPC, RpcError } from './errors.ts';
 import { handleRpc } from './rpc.ts';
@@ -141,11 +141,9 @@ export async function createMcpApp(opts: McpAppOptions): Promise<FastifyInstance
   async function parsed(body: ParsedBody | Later, accountId: string): Promise<unknown> {
     let r: ParsedBody;
     if (body.ok === 'later') {
-      const b = body.bytes;
-      const owned = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
       let w: ParsedInWorker;
       try {
-        w = await services.tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [b], PARSE_LIMITS, { tenant: accountId, ...(owned ? { transfer: [b.buffer as ArrayBuffer] } : {}) });
+        w = await parseInTaskPool(services.tasks, body.bytes, PARSE_LIMITS, { tenant: accountId });
       } catch (err) {
         if (isPlatformError(err, 'PLT_BODY_UNREADABLE')) throw new McpHttpError('MCP_BAD_REQUEST', `Invalid Request: ${err.message}`, {}, RPC.INVALID_REQUEST);
         throw err;

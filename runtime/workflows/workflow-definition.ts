@@ -97,7 +97,7 @@ export function checkWorkflow(raw: unknown): WorkflowDefinition {
   for (const id of ids) steps[id] = checkStep(id, raw.steps[id], ids);
   if (raw.input !== undefined) {
     if (!isObject(raw.input)) throw invalid('input: a JSON Schema object');
-    refuseRegex(raw.input, 'input', { schemas: 0 });
+    checkInputSchema(raw.input, 'input', { schemas: 0 });
     inputValidator(raw.input);
   }
   return { name: raw.name, description: raw.description, ...(raw.input !== undefined ? { input: raw.input as Record<string, unknown> } : {}), start: raw.start, steps };
@@ -111,19 +111,19 @@ export function checkWorkflow(raw: unknown): WorkflowDefinition {
  * - compiling costs about half a millisecond per schema in it (a property's, an item's), so a schema holds at most
  *   WORKFLOW_LIMITS.inputSchemas of them: 1,000 properties took the thread a second.
  */
-function refuseRegex(schema: unknown, at: string, count: { schemas: number }, depth = 0): void {
+function checkInputSchema(schema: unknown, at: string, count: { schemas: number }, depth = 0): void {
   if (depth > 32) throw invalid(`${at}: nested more than 32 levels`);
-  if (Array.isArray(schema)) return schema.forEach((s, i) => refuseRegex(s, `${at}.${i}`, count, depth + 1));
+  if (Array.isArray(schema)) return schema.forEach((s, i) => checkInputSchema(s, `${at}.${i}`, count, depth + 1));
   if (!isObject(schema)) return;
   if (++count.schemas > WORKFLOW_LIMITS.inputSchemas) throw invalid(`input: at most ${WORKFLOW_LIMITS.inputSchemas} schemas in all (the input's own, each property's and item's)`);
   for (const [k, v] of Object.entries(schema)) {
     // Under `properties` (and `$defs`, `definitions`) the keys are names, not keywords: only their schemas are looked at.
     if ((k === 'properties' || k === '$defs' || k === 'definitions') && isObject(v)) {
-      for (const [name, sub] of Object.entries(v)) refuseRegex(sub, `${at}.${k}.${name}`, count, depth + 1);
+      for (const [name, sub] of Object.entries(v)) checkInputSchema(sub, `${at}.${k}.${name}`, count, depth + 1);
       continue;
     }
     if (k === 'pattern' || k === 'patternProperties') throw invalid(`${at}.${k}: regular expressions are not allowed in a workflow's input schema (use enum, const, minLength and maxLength)`);
-    refuseRegex(v, `${at}.${k}`, count, depth + 1);
+    checkInputSchema(v, `${at}.${k}`, count, depth + 1);
   }
 }
 
