@@ -169,7 +169,7 @@ export async function createServices(opts: {
   // Uploads have no rate limit (spec §8): a tenant's burst waits in its own lane (bounded by the per-address
   // connection cap) while other tenants' uploads take turns with it, instead of being refused.
   const tasks = createTaskPool({ threads: 2, queuePerTenant: 256 });
-  const invokeTool = createToolInvoker({ store, sandbox, lanes, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
+  const invokeTool = createToolInvoker({ store, sandbox, lanes, tasks, bus, workspacesDir: config.workspacesDir, allowPrivateNetwork: config.pluginPrivateNetwork, now });
   // Agents bound to agents as tools run through the agent runtime, which is built below (its runs use this registry).
   let agentRuns: AgentGateway | null = null;
   const agentRuntime = () => {

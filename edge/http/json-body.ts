@@ -19,8 +19,15 @@ type TaskPool = Services['tasks'];
 
 /** Up to this size a body is parsed on arrival (a couple of milliseconds at most). */
 export const INLINE_BYTES = 256 * 1024;
-/** Objects, arrays and scalars a request may hold in all; A2A requests hold dozens. */
-export const MAX_VALUES = 100_000;
+/**
+ * Objects, arrays and scalars an MCP or A2A request may hold in all; most hold dozens. Every value costs the node's
+ * thread a few microseconds more after the parse (the limits' walk, the arguments' hash and schema check, the copy to
+ * the sandbox thread): a tools/call with 20,000 arguments held it 60-150 ms, past the budget; at this limit it stays
+ * near 20 ms. Data larger than this travels as one string (a file part, a CSV), which costs one copy.
+ */
+export const MAX_VALUES = 10_000;
+/** The management API's limit: its bodies (up to 1 MiB) carry documents, not a tool call's arguments. */
+export const MANAGEMENT_MAX_VALUES = 100_000;
 /** Levels of arrays and objects a request may nest; MCP and A2A requests nest a handful, tool arguments a few dozen. */
 export const MAX_DEPTH = 128;
 /** This module, for the task pool (`parseJsonBodyInWorker`). */
@@ -49,16 +56,16 @@ export type ParsedInWorker = { ok: true; value: unknown; lifted: Lifted[]; bytes
  * Why `root` is past the limits (more than MAX_VALUES values, or nested deeper than MAX_DEPTH), or null; walked without
  * recursion, so that a deeply nested body cannot overflow the walk itself.
  */
-export function pastLimits(root: unknown): 'values' | 'depth' | null {
+export function pastLimits(root: unknown, maxValues = MAX_VALUES): 'values' | 'depth' | null {
   const stack: [unknown, number][] = [[root, 1]];
   let count = 0;
   while (stack.length) {
     const [v, depth] = stack.pop()!;
-    if (++count > MAX_VALUES) return 'values';
+    if (++count > maxValues) return 'values';
     if (typeof v !== 'object' || v === null) continue;
     if (depth > MAX_DEPTH) return 'depth';
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-    if (count + stack.length > MAX_VALUES) return 'values';
+    if (count + stack.length > maxValues) return 'values';
   }
   return null;
 }

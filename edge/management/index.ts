@@ -25,7 +25,7 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { awaitRouteCompiles, lazyCompilers, MAX_DEPTH, MAX_VALUES, pastLimits, requestId, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, MANAGEMENT_MAX_VALUES, MAX_DEPTH, pastLimits, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
@@ -88,9 +88,9 @@ export async function managementApp(opts: {
   // admitted and the body's schema has passed, before any route sees it.
   app.addHook('preHandler', async (request) => {
     if (request.body === null || typeof request.body !== 'object' || !/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return;
-    const past = pastLimits(request.body);
+    const past = pastLimits(request.body, MANAGEMENT_MAX_VALUES);
     if (past === 'depth') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
-    if (past === 'values') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it holds more than ${MAX_VALUES} JSON values`);
+    if (past === 'values') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it holds more than ${MANAGEMENT_MAX_VALUES} JSON values`);
   });
 
   platformRoutes(app, opts.services, opts.state);

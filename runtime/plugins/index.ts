@@ -7,6 +7,7 @@ export { registerUpload, pluginVersionAddress, ADMISSION_LIMITS, type UploadResu
 export { prepareUpload, namespaceOf, type PreparedUpload } from './prepare-upload.ts';
 export { activationEffect, compileArtifacts, pluginVersionProjection, requestActivation, versionOutcome, ACTIVATION_WAIT_MS, TRANSPILE_LIMITS, type VersionOutcome } from './activation.ts';
 export { createToolInvoker, type InvokeTool } from './invoke-tool.ts';
+export { toolValidators, VALIDATOR_LIMITS, type ToolValidator } from './tool-validators.ts';
 export { pluginToolSource } from './plugin-tool-source.ts';
 export { createPluginBuilds, pluginBuildProjection, BUILD_SOURCE_LIMITS, BUILD_NAME, WASI_WIT, WASI_PACKAGES, type PluginBuilds } from './plugin-builds.ts';
 export { runBuild, BUILD_LIMITS } from './build-process.ts';

@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { Store } from '../../store/index.ts';
 import type { Bus } from '../core/bus/index.ts';
 import { PlatformError } from '../core/errors/index.ts';
 import type { LaneScheduler } from '../core/lanes/index.ts';
+import type { TaskPool } from '../core/workers/index.ts';
 import type { KeyValueHandler, Sandbox, SandboxGrants } from '../core/sandbox/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
 import type { FuncType } from '../core/wasm/index.ts';
 import { hasAuthority, type Caller } from '../identity/index.ts';
 import type { InvokeOptions, JsonSchema, ToolResult } from '../tools/index.ts';
+import { argumentProblems } from '../tools/index.ts';
 import { timeoutMs, type PluginConfig } from './plugin-config.ts';
+import { toolValidators } from './tool-validators.ts';
 
 const ANCHOR_RE = /^[a-z]+-[A-Za-z0-9-]{1,64}(\/[a-z]+-[A-Za-z0-9-]{1,64}){0,3}$/;
 const MAX_ANCHORS_PER_VERSION = 10_000;
@@ -46,16 +48,14 @@ export function createToolInvoker(deps: {
   store: Store;
   sandbox: Sandbox;
   lanes: LaneScheduler;
+  /** Where the tools' input schemas are compiled (tool-validators.ts). */
+  tasks: Pick<TaskPool, 'run'>;
   bus?: Bus;
   workspacesDir: string;
   allowPrivateNetwork?: boolean;
   now?: () => number;
 }) {
-  // Made on the first call (an Ajv costs a node's start tens of milliseconds). Markers tool-schema.ts puts on 64-bit
-  // integers are formats of it; the bounds are in minimum/maximum.
-  let ajv: Ajv | undefined;
-  const compile = (schema: object) => (ajv ??= new Ajv({ strict: false, allErrors: true }).addFormat('int64', true).addFormat('uint64', true)).compile(schema);
-  const validators = new Map<string, ValidateFunction>();
+  const validatorOf = toolValidators(deps.tasks);
   const now = deps.now ?? Date.now;
   const active = new Map<string, ActiveVersion>();
   deps.bus?.subscribe(SUBJECTS.pluginsChanged, (data) => {
@@ -144,12 +144,10 @@ export function createToolInvoker(deps: {
     }
     const tool = v.tools.find((t) => t.name === toolName);
     if (!tool?.signature) throw new PlatformError('TOOL_NOT_FOUND', `no tool ${toolName} in the active version`);
-    const vkey = `${v.artifactHash}:${toolName}`;
-    let validate = validators.get(vkey);
-    if (!validate) validators.set(vkey, (validate = compile(tool.inputSchema)));
+    const found = validatorOf(`${v.artifactHash}:${toolName}`, tool.inputSchema, caller.accountId);
+    const validate = found instanceof Promise ? await found : found;
     if (!validate(args ?? {})) {
-      const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
-      throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${problems}`);
+      throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${argumentProblems(validate.errors)}`);
     }
     const artifacts = await load(v.artifactHash);
     const granted = grantsOf(caller.accountId, v, anchor);

@@ -74,3 +74,13 @@ export interface ToolSource {
  * workspace root. Two users of a gateway, or one user on two gateways, never share files.
  */
 export const workspaceAnchor = (surface: 'gateway' | 'agent', surfaceId: string, principalId: string): string => `${surface}-${surfaceId}/principal-${principalId}`;
+
+/** The problems a call's error names at most: a call with thousands of unknown members would get a message of megabytes. */
+const PROBLEMS_NAMED = 10;
+
+/** A schema check's errors as one sentence: `/a must be integer; / must NOT have additional properties; and 41 more`. */
+export function argumentProblems(errors: readonly { instancePath: string; message?: string }[] | null | undefined): string {
+  const all = errors ?? [];
+  const named = all.slice(0, PROBLEMS_NAMED).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  return all.length > PROBLEMS_NAMED ? `${named.join('; ')}; and ${all.length - PROBLEMS_NAMED} more` : named.join('; ');
+}

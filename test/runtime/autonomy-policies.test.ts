@@ -132,6 +132,19 @@ describe('the autonomy rule language', () => {
     expect(argumentsHash(undefined)).toBe(argumentsHash({}));
   });
 
+  it('[MCP-TOOLS-35] canonical JSON sorts keys by code unit at every level, integer-like and escaped keys too, whatever order they came in', () => {
+    // Integer-like keys are listed by the engine in numeric order first, whatever the order they were written in.
+    expect(canonicalJson({ 10: 'a', 9: 'b', x: 1, '': 0 })).toBe('{"":0,"10":"a","9":"b","x":1}');
+    expect(canonicalJson({ 'é': 1, e: 2, 'a"b': 3, Z: [undefined, null, { y: 1, x: undefined }] })).toBe('{"Z":[null,null,{"y":1}],"a\\"b":3,"e":2,"é":1}');
+    // Written in order or not, the same members give the same text; one value apart, not.
+    const members = Array.from({ length: 2000 }, (_, i) => [`k${(i * 7919) % 2000}`, i % 3 === 0 ? [i, { b: i, a: String(i) }] : i] as const);
+    const shuffled = Object.fromEntries(members);
+    const sorted = Object.fromEntries([...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(canonicalJson(shuffled)).toBe(canonicalJson(sorted));
+    expect(canonicalJson(sorted)).toBe(JSON.stringify(sorted, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v)));
+    expect(canonicalJson({ ...shuffled, k5: 'changed' })).not.toBe(canonicalJson(shuffled));
+  });
+
   it('the decision log gathers decisions into one statement, cut short by a full batch or a read, and reports a failed write instead of losing it silently', async () => {
     const written: number[] = [];
     const errors: string[] = [];

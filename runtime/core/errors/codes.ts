@@ -141,6 +141,7 @@ export const ERRORS = {
   TOOL_INVALID_ARGUMENTS: e('invalid', 'the arguments do not match the tool\'s input schema', 'Send arguments that match the inputSchema of tools/list.'),
   TOOL_NEEDS_ANCHOR: e('forbidden', 'this tool works in a workspace, and the caller has none', 'Sign in: anonymous callers have no workspace.'),
   TOOL_CODE_LIMIT: e('invalid', 'the code ran past its time or memory limit and was stopped', 'Make the code finish within its timeout and memory limit: end loops, build smaller values.'),
+  TOOL_SCHEMA_LIMIT: e('invalid', "the tool's input schema could not be compiled within the platform's time or memory limit", 'Give the tool simpler parameters (fewer fields and variant cases), or split it into several tools.'),
   TOOL_PAGE_LIMIT: e('invalid', 'reading the page ran past its time or memory limit and was stopped', 'Ask for a smaller page, or a narrower selector.'),
   CONNECTOR_UNAVAILABLE: e('unavailable', 'the upstream server of a connector could not be reached', 'Check that the connector\'s server is up and that its URL and credentials are right.'),
   KV_LIMIT: e('too_large', "the plugin's key-value store is full", 'Delete keys: a plugin holds at most 64 MiB of keys and values.'),
