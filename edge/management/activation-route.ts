@@ -12,7 +12,7 @@ export function activationRoute(app: ManagementApp, services: AuthServices & Pic
   app.post(
     '/v1/capabilities/:id/versions/:version/activate',
     {
-      preValidation: requireAuthority(services, 'write'),
+      onRequest: requireAuthority(services, 'write'),
       config: { malformedPath: 'PLUGIN_VERSION_NOT_FOUND' },
       schema: {
         operationId: 'activateCapabilityVersion',

@@ -19,7 +19,7 @@ export function agentHomeRoutes(app: ManagementApp, services: AuthServices & Pic
     return { accountId: c.accountId, agentId, principalId: principalId ?? c.principalId };
   };
   const shared = {
-    preValidation: requireAuthority(services, 'read'),
+    onRequest: requireAuthority(services, 'read'),
     config: { malformedPath: 'MGMT_AGENT_NOT_FOUND' as const },
   };
   const schema = { tags: ['agents'], security: CREDENTIAL, params: HomeAgentPath };

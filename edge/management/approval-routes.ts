@@ -55,7 +55,7 @@ export function approvalRoutes(app: ManagementApp, services: AuthServices & Pick
   app.get(
     '/v1/approval-gates',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         operationId: 'listApprovalGates',
         tags: ['approval-gates'],
@@ -85,7 +85,7 @@ export function approvalRoutes(app: ManagementApp, services: AuthServices & Pick
   app.get(
     '/v1/approval-gates/:id',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       config: { malformedPath: 'MGMT_GATE_NOT_FOUND' },
       schema: {
         operationId: 'getApprovalGate',
@@ -102,7 +102,7 @@ export function approvalRoutes(app: ManagementApp, services: AuthServices & Pick
   app.post(
     '/v1/approval-gates/:id/decision',
     {
-      preValidation: requireAuthority(services, 'execute'),
+      onRequest: requireAuthority(services, 'execute'),
       config: { malformedPath: 'MGMT_GATE_NOT_FOUND' },
       schema: {
         operationId: 'decideApprovalGate',

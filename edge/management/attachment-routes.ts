@@ -61,7 +61,7 @@ export function attachmentRoutes(app: ManagementApp, services: FileServices) {
   app.get(
     '/v1/attachments',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         ...shared,
         operationId: 'listAttachments',
@@ -89,7 +89,7 @@ export function attachmentRoutes(app: ManagementApp, services: FileServices) {
   app.get(
     '/v1/attachments/quota',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: { ...shared, operationId: 'getAttachmentQuota', summary: "Read the account's attachment quota", response: { 200: AttachmentQuota, ...errorResponses([403, 500, 503]) } },
     },
     async (request) => {
@@ -101,7 +101,7 @@ export function attachmentRoutes(app: ManagementApp, services: FileServices) {
   app.get(
     '/v1/attachments/:id',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       ...onePath,
       schema: { ...shared, operationId: 'getAttachment', summary: 'Read one attachment', params: FilePath, response: { 200: OneAttachment, ...errorResponses([400, 403, 404, 500, 503], BAD_PATH) } },
     },
@@ -111,7 +111,7 @@ export function attachmentRoutes(app: ManagementApp, services: FileServices) {
   app.post(
     '/v1/attachments/:id/url',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       ...onePath,
       schema: {
         ...shared,
@@ -133,7 +133,7 @@ export function attachmentRoutes(app: ManagementApp, services: FileServices) {
   app.get(
     '/v1/files/:id',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       ...onePath,
       schema: {
         tags: ['attachments'],

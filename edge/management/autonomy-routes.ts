@@ -56,7 +56,7 @@ function policyRoutes(app: ManagementApp, services: AutonomyServices, o: { path:
   app.get(
     o.path,
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       ...config,
       schema: {
         ...shared,
@@ -71,7 +71,7 @@ function policyRoutes(app: ManagementApp, services: AutonomyServices, o: { path:
   app.put(
     o.path,
     {
-      preValidation: requireAuthority(services, 'write'),
+      onRequest: requireAuthority(services, 'write'),
       ...config,
       schema: {
         ...shared,
@@ -98,7 +98,7 @@ export function autonomyRoutes(app: ManagementApp, services: AutonomyServices) {
   app.get(
     '/v1/autonomy/decisions',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         operationId: 'listAutonomyDecisions',
         tags: ['autonomy'],

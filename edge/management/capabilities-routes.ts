@@ -100,7 +100,7 @@ export function capabilitiesRoutes(app: ManagementApp, services: AuthServices) {
     '/v1/capabilities',
     {
       // Who is asking is settled before what is asked: a caller without a credential learns nothing from validation.
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         operationId: 'listCapabilities',
         tags: ['capabilities'],
@@ -139,7 +139,7 @@ export function capabilitiesRoutes(app: ManagementApp, services: AuthServices) {
   app.get(
     '/v1/capabilities/:id',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       config: { malformedPath: 'MGMT_CAPABILITY_NOT_FOUND' },
       schema: {
         operationId: 'getCapability',

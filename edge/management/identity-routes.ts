@@ -18,7 +18,7 @@ export function identityRoutes(app: ManagementApp, services: AuthServices & Pick
   app.post(
     '/v1/identity/link-codes',
     {
-      preValidation: requireAuthority(services, 'execute'),
+      onRequest: requireAuthority(services, 'execute'),
       schema: {
         ...shared,
         operationId: 'createIdentityLinkCode',
@@ -38,7 +38,7 @@ export function identityRoutes(app: ManagementApp, services: AuthServices & Pick
   app.post(
     '/v1/identity/verify',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         ...shared,
         operationId: 'verifyIdentity',
@@ -54,7 +54,7 @@ export function identityRoutes(app: ManagementApp, services: AuthServices & Pick
   app.get(
     '/v1/identity/links',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         ...shared,
         operationId: 'listIdentityLinks',

@@ -38,7 +38,7 @@ export function scheduleRoutes(app: ManagementApp, services: AuthServices & Pick
   const onePath = { config: { malformedPath: 'SCHEDULE_NOT_FOUND' as const } };
   const notFound = { ...BAD_PATH, 404: 'No such schedule visible to this caller.' };
 
-  app.get('/v1/schedules', { preValidation: read, schema: { ...shared, operationId: 'listSchedules', summary: 'List schedules', querystring: ScheduleListQuery, response: { 200: ScheduleList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
+  app.get('/v1/schedules', { onRequest: read, schema: { ...shared, operationId: 'listSchedules', summary: 'List schedules', querystring: ScheduleListQuery, response: { 200: ScheduleList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
     const { agent_id, status, limit = DEFAULT_LIMIT, cursor } = request.query;
     const before = cursor ? decodeKeyset(cursor, { uuid: true }) : null;
     const rows = await services.schedules.list(request.caller!, {
@@ -51,14 +51,14 @@ export function scheduleRoutes(app: ManagementApp, services: AuthServices & Pick
     return { data: { schedules: page.map(wire), next_cursor: rows.length > limit ? encodeKeyset(page.at(-1)!.createdAt, page.at(-1)!.id) : null } };
   });
 
-  app.get('/v1/schedules/:id', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'getSchedule', summary: 'Read a schedule', params: SchedulePath, response: { 200: OneSchedule, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
+  app.get('/v1/schedules/:id', { onRequest: read, ...onePath, schema: { ...shared, operationId: 'getSchedule', summary: 'Read a schedule', params: SchedulePath, response: { 200: OneSchedule, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
     data: wire(await services.schedules.get(request.caller!, request.params.id)),
   }));
 
   app.post(
     '/v1/schedules/:id/cancel',
     {
-      preValidation: execute,
+      onRequest: execute,
       ...onePath,
       schema: { ...shared, operationId: 'cancelSchedule', summary: 'Cancel a schedule', description: 'Its maker, or an admin or owner of the account: it runs no more (a run it started goes on). An ended schedule is 409 `SCHEDULE_ENDED`.', params: SchedulePath, response: { 200: OneSchedule, ...errorResponses([400, 403, 404, 409, 500, 503], notFound) } },
     },

@@ -77,7 +77,7 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
   const wire = async (s: SkillRecord) => (await wireAll([s]))[0]!;
   const actor = (c: { accountId: string; principalId: string }) => ({ accountId: c.accountId, principalId: c.principalId });
 
-  app.get('/v1/skills', { preValidation: read, schema: { ...shared, operationId: 'listSkills', summary: 'List skills', querystring: SkillListQuery, response: { 200: SkillList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
+  app.get('/v1/skills', { onRequest: read, schema: { ...shared, operationId: 'listSkills', summary: 'List skills', querystring: SkillListQuery, response: { 200: SkillList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
     const { limit = 20, offset = 0, search } = request.query;
     const page = await services.skills.list(request.caller!.accountId, { limit, offset, ...(search ? { search } : {}) });
     return { data: { skills: await wireAll(page.skills), total: page.total, limit, offset } };
@@ -85,7 +85,7 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
 
   app.post(
     '/v1/skills',
-    { preValidation: write, schema: { ...shared, operationId: 'createSkill', summary: 'Create a skill', body: SkillCreateBody, response: { 201: OneSkill, ...errorResponses([400, 403, 409, 413, 500, 503]) } } },
+    { onRequest: write, schema: { ...shared, operationId: 'createSkill', summary: 'Create a skill', body: SkillCreateBody, response: { 201: OneSkill, ...errorResponses([400, 403, 409, 413, 500, 503]) } } },
     async (request, reply) => {
       const b = request.body;
       const s = await services.skills.create(actor(request.caller!), filesIn(b.files), { ...(b.name !== undefined ? { name: b.name } : {}), ...(b.description !== undefined ? { description: b.description } : {}) });
@@ -93,13 +93,13 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
     },
   );
 
-  app.get('/v1/skills/:id', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'getSkill', summary: 'Read a skill', params: SkillPath, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
+  app.get('/v1/skills/:id', { onRequest: read, ...onePath, schema: { ...shared, operationId: 'getSkill', summary: 'Read a skill', params: SkillPath, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
     data: await wire(await services.skills.get(request.caller!.accountId, request.params.id)),
   }));
 
   app.patch(
     '/v1/skills/:id',
-    { preValidation: write, ...onePath, schema: { ...shared, operationId: 'updateSkill', summary: 'Update a skill', params: SkillPath, body: SkillUpdateBody, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 409, 413, 500, 503], notFound) } } },
+    { onRequest: write, ...onePath, schema: { ...shared, operationId: 'updateSkill', summary: 'Update a skill', params: SkillPath, body: SkillUpdateBody, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 409, 413, 500, 503], notFound) } } },
     async (request) => {
       const b = request.body;
       const s = await services.skills.update(actor(request.caller!), request.params.id, { ...(b.name !== undefined ? { name: b.name } : {}), ...(b.description !== undefined ? { description: b.description } : {}), ...(b.files ? { files: filesIn(b.files) } : {}) });
@@ -107,12 +107,12 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
     },
   );
 
-  app.delete('/v1/skills/:id', { preValidation: write, ...onePath, schema: { ...shared, operationId: 'deleteSkill', summary: 'Delete a skill (and its bindings)', params: SkillPath, response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request, reply) => {
+  app.delete('/v1/skills/:id', { onRequest: write, ...onePath, schema: { ...shared, operationId: 'deleteSkill', summary: 'Delete a skill (and its bindings)', params: SkillPath, response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request, reply) => {
     await services.skills.remove(request.caller!.accountId, request.params.id);
     return reply.code(204).send(null);
   });
 
-  app.get('/v1/skills/:id/content', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'getSkillContent', summary: "Read a skill's bundle", params: SkillPath, response: { 200: SkillContent, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
+  app.get('/v1/skills/:id/content', { onRequest: read, ...onePath, schema: { ...shared, operationId: 'getSkillContent', summary: "Read a skill's bundle", params: SkillPath, response: { 200: SkillContent, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
     const files = await services.skills.files(request.caller!.accountId, request.params.id);
     return {
       data: {
@@ -126,35 +126,35 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
 
   app.put(
     '/v1/skills/:id/content',
-    { preValidation: write, ...onePath, schema: { ...shared, operationId: 'replaceSkillContent', summary: "Replace a skill's bundle", description: "The front matter of the new SKILL.md sets the name and description.", params: SkillPath, body: SkillContentBody, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 409, 413, 500, 503], notFound) } } },
+    { onRequest: write, ...onePath, schema: { ...shared, operationId: 'replaceSkillContent', summary: "Replace a skill's bundle", description: "The front matter of the new SKILL.md sets the name and description.", params: SkillPath, body: SkillContentBody, response: { 200: OneSkill, ...errorResponses([400, 403, 404, 409, 413, 500, 503], notFound) } } },
     async (request) => ({ data: await wire(await services.skills.update(actor(request.caller!), request.params.id, { files: filesIn(request.body.files) })) }),
   );
 
-  app.get('/v1/skills/:id/bindings', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'listSkillBindings', summary: 'The agents a skill is bound to', params: SkillPath, response: { 200: SkillBindings, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
+  app.get('/v1/skills/:id/bindings', { onRequest: read, ...onePath, schema: { ...shared, operationId: 'listSkillBindings', summary: 'The agents a skill is bound to', params: SkillPath, response: { 200: SkillBindings, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
     const list = await services.skills.bindings(request.caller!.accountId, request.params.id);
     return { data: { bindings: list.map((b) => ({ agent_id: b.agentId, bound_at: b.boundAt, bound_by: b.boundBy })) } };
   });
 
-  app.put('/v1/skills/:id/bindings/:agent_id', { preValidation: write, ...onePath, schema: { ...shared, operationId: 'bindSkill', summary: 'Bind a skill to an agent', params: SkillBindingPath, response: { 200: SkillBound, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
+  app.put('/v1/skills/:id/bindings/:agent_id', { onRequest: write, ...onePath, schema: { ...shared, operationId: 'bindSkill', summary: 'Bind a skill to an agent', params: SkillBindingPath, response: { 200: SkillBound, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
     const changed = await services.skills.bind(actor(request.caller!), request.params.id, request.params.agent_id);
     return { data: { skill_id: request.params.id, agent_id: request.params.agent_id, changed } };
   });
 
-  app.delete('/v1/skills/:id/bindings/:agent_id', { preValidation: write, ...onePath, schema: { ...shared, operationId: 'unbindSkill', summary: 'Unbind a skill from an agent', params: SkillBindingPath, response: { 200: SkillBound, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
+  app.delete('/v1/skills/:id/bindings/:agent_id', { onRequest: write, ...onePath, schema: { ...shared, operationId: 'unbindSkill', summary: 'Unbind a skill from an agent', params: SkillBindingPath, response: { 200: SkillBound, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
     const changed = await services.skills.unbind(request.caller!.accountId, request.params.id, request.params.agent_id);
     return { data: { skill_id: request.params.id, agent_id: request.params.agent_id, changed } };
   });
 
   app.get(
     '/v1/agents/:agent_id/skills',
-    { preValidation: read, config: { malformedPath: 'MGMT_AGENT_NOT_FOUND' }, schema: { tags: ['agents'], security: CREDENTIAL, operationId: 'listAgentSkills', summary: 'The skills bound to an agent', params: HomeAgentPath, response: { 200: AgentSkills, ...errorResponses([400, 403, 404, 500, 503], { ...BAD_PATH, 404: 'No such agent in this account.' }) } } },
+    { onRequest: read, config: { malformedPath: 'MGMT_AGENT_NOT_FOUND' }, schema: { tags: ['agents'], security: CREDENTIAL, operationId: 'listAgentSkills', summary: 'The skills bound to an agent', params: HomeAgentPath, response: { 200: AgentSkills, ...errorResponses([400, 403, 404, 500, 503], { ...BAD_PATH, 404: 'No such agent in this account.' }) } } },
     async (request) => ({ data: { skills: await wireAll(await services.skills.ofAgent(request.caller!.accountId, request.params.agent_id)) } }),
   );
 
   app.post(
     '/v1/skills/import',
     {
-      preValidation: write,
+      onRequest: write,
       bodyLimit: SKILL_ARCHIVE_BYTES + 64 * 1024,
       // The form is read as it streams (below); the schema documents it.
       validatorCompiler: () => () => true,
@@ -182,7 +182,7 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
 
   app.post(
     '/v1/skills/import-url',
-    { preValidation: write, schema: { ...shared, operationId: 'importSkillFromUrl', summary: 'Import a skill from a URL', body: SkillImportUrlBody, response: { 201: OneSkill, ...errorResponses([400, 403, 409, 413, 500, 503]) } } },
+    { onRequest: write, schema: { ...shared, operationId: 'importSkillFromUrl', summary: 'Import a skill from a URL', body: SkillImportUrlBody, response: { 201: OneSkill, ...errorResponses([400, 403, 409, 413, 500, 503]) } } },
     async (request, reply) => {
       const { url, name, description } = request.body;
       const s = await services.skills.importUrl(actor(request.caller!), url, { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) });
@@ -192,7 +192,7 @@ export function skillRoutes(app: ManagementApp, services: SkillServices) {
 
   app.post(
     '/v1/skills/generate',
-    { preValidation: write, schema: { ...shared, operationId: 'generateSkill', summary: "Generate a skill with an agent's model", description: "The agent's model drafts the instructions from `purpose`; the skill is created with `name` (and `description`, else the purpose's first line).", body: SkillGenerateBody, response: { 201: OneSkill, ...errorResponses([400, 403, 404, 409, 500, 503]) } } },
+    { onRequest: write, schema: { ...shared, operationId: 'generateSkill', summary: "Generate a skill with an agent's model", description: "The agent's model drafts the instructions from `purpose`; the skill is created with `name` (and `description`, else the purpose's first line).", body: SkillGenerateBody, response: { 201: OneSkill, ...errorResponses([400, 403, 404, 409, 500, 503]) } } },
     async (request, reply) => {
       const b = request.body;
       const s = await services.skills.generate(actor(request.caller!), { agentId: b.agent_id, name: b.name, purpose: b.purpose, ...(b.description !== undefined ? { description: b.description } : {}) });

@@ -36,7 +36,7 @@ export function triggerRoutes(app: ManagementApp, services: AuthServices & Pick<
   const notFound = { ...BAD_PATH, 404: 'No such trigger visible to this caller.' };
   const withUrl = async (t: TriggerRow) => wire(t, await services.triggers.urlOf(t));
 
-  app.get('/v1/triggers', { preValidation: read, schema: { ...shared, operationId: 'listTriggers', summary: 'List triggers', querystring: TriggerListQuery, response: { 200: TriggerList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
+  app.get('/v1/triggers', { onRequest: read, schema: { ...shared, operationId: 'listTriggers', summary: 'List triggers', querystring: TriggerListQuery, response: { 200: TriggerList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
     const { agent_id, limit = DEFAULT_LIMIT, cursor } = request.query;
     const before = cursor ? decodeKeyset(cursor, { uuid: true }) : null;
     const rows = await services.triggers.list(request.caller!, {
@@ -49,14 +49,14 @@ export function triggerRoutes(app: ManagementApp, services: AuthServices & Pick<
     return { data: { triggers: page.map((t, i) => wire(t, urls[i]!)), next_cursor: rows.length > limit ? encodeKeyset(page.at(-1)!.createdAt, page.at(-1)!.id) : null } };
   });
 
-  app.get('/v1/triggers/:id', { preValidation: read, ...onePath, schema: { ...shared, operationId: 'getTrigger', summary: 'Read a trigger', params: TriggerPath, response: { 200: OneTrigger, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
+  app.get('/v1/triggers/:id', { onRequest: read, ...onePath, schema: { ...shared, operationId: 'getTrigger', summary: 'Read a trigger', params: TriggerPath, response: { 200: OneTrigger, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => ({
     data: await withUrl(await services.triggers.get(request.caller!, request.params.id)),
   }));
 
   app.delete(
     '/v1/triggers/:id',
     {
-      preValidation: execute,
+      onRequest: execute,
       ...onePath,
       schema: { ...shared, operationId: 'deleteTrigger', summary: 'Delete a trigger', description: 'Its maker, or an admin or owner of the account: nothing starts from it again (a run it started goes on).', params: TriggerPath, response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses([400, 403, 404, 500, 503], notFound) } },
     },
@@ -69,7 +69,7 @@ export function triggerRoutes(app: ManagementApp, services: AuthServices & Pick<
   app.post(
     '/v1/triggers/:id/rotate-secret',
     {
-      preValidation: execute,
+      onRequest: execute,
       ...onePath,
       schema: { ...shared, operationId: 'rotateTriggerSecret', summary: "Rotate a webhook trigger's signing secret", description: 'The new secret is answered this once; deliveries signed with the old one are refused from now on. A workflow trigger has no secret: 400 `TRIGGER_INVALID`.', params: TriggerPath, response: { 200: TriggerSecret, ...errorResponses([400, 403, 404, 500, 503], notFound) } },
     },

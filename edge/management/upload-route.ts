@@ -19,6 +19,7 @@ export function uploadRoute(app: ManagementApp, services: AuthServices & Pick<Se
     '/v1/capabilities/upload',
     {
       bodyLimit: UPLOAD_BODY_LIMIT,
+      // Multipart is read in the handler: nothing of the body is parsed before this check.
       preValidation: requireAuthority(services, 'write'),
       // The form is read as it streams (below), so there is no parsed body to validate: the schema documents it.
       validatorCompiler: () => () => true,

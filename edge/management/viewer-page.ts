@@ -179,7 +179,7 @@ export function viewerPage(app: ManagementApp, services: AuthServices & Pick<Ser
   app.get(
     '/v1/viz/machines/:kind',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       config: { malformedPath: 'MGMT_STATECHART_NOT_FOUND' },
       schema: {
         operationId: 'getStatechart',
@@ -201,7 +201,7 @@ export function viewerPage(app: ManagementApp, services: AuthServices & Pick<Ser
   app.post(
     '/v1/viz/watch',
     {
-      preValidation: requireAuthority(services, 'read'),
+      onRequest: requireAuthority(services, 'read'),
       schema: {
         operationId: 'watchActor',
         tags: ['viz'],

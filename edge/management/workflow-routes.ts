@@ -68,12 +68,12 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
   const runPath = { config: { malformedPath: 'WORKFLOW_RUN_NOT_FOUND' as const } };
   const runNotFound = { ...BAD_PATH, 404: 'No such run visible to this caller.' };
 
-  app.get('/v1/workflows', { preValidation: read, schema: { ...wf, operationId: 'listWorkflows', summary: 'List workflows', response: { 200: WorkflowList, ...errorResponses([403, 500, 503]) } } }, async (request) => ({
+  app.get('/v1/workflows', { onRequest: read, schema: { ...wf, operationId: 'listWorkflows', summary: 'List workflows', response: { 200: WorkflowList, ...errorResponses([403, 500, 503]) } } }, async (request) => ({
     data: { workflows: (await services.workflows.list(request.caller!.accountId)).map((w) => workflowWire(w)) },
   }));
   app.get(
     '/v1/workflows/:id',
-    { preValidation: read, config: { malformedPath: 'WORKFLOW_NOT_FOUND' }, schema: { ...wf, operationId: 'getWorkflow', summary: 'Read a workflow and its definition', params: WorkflowPath, response: { 200: OneWorkflow, ...errorResponses([400, 403, 404, 500, 503], BAD_PATH) } } },
+    { onRequest: read, config: { malformedPath: 'WORKFLOW_NOT_FOUND' }, schema: { ...wf, operationId: 'getWorkflow', summary: 'Read a workflow and its definition', params: WorkflowPath, response: { 200: OneWorkflow, ...errorResponses([400, 403, 404, 500, 503], BAD_PATH) } } },
     async (request) => ({ data: workflowWire(await services.workflows.get(request.caller!.accountId, request.params.id), true) }),
   );
 
@@ -82,7 +82,7 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
     const notFound = { ...BAD_PATH, 404: `No such ${kind} or workflow in this account.` };
     const config = { malformedPath: (kind === 'agent' ? 'MGMT_AGENT_NOT_FOUND' : 'MGMT_GATEWAY_NOT_FOUND') as 'MGMT_AGENT_NOT_FOUND' };
     const one = kind === 'agent' ? AgentWorkflowPath : GatewayWorkflowPath;
-    app.get(`${base}/workflows`, { preValidation: read, config, schema: { tags: [tag], security: CREDENTIAL, operationId: `list${tag === 'agents' ? 'Agent' : 'Gateway'}Workflows`, summary: `The workflows attached to a${kind === 'agent' ? 'n agent' : ' gateway'}`, params: kind === 'agent' ? HomeAgentPath : GatewayPath, response: { 200: WorkflowList, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
+    app.get(`${base}/workflows`, { onRequest: read, config, schema: { tags: [tag], security: CREDENTIAL, operationId: `list${tag === 'agents' ? 'Agent' : 'Gateway'}Workflows`, summary: `The workflows attached to a${kind === 'agent' ? 'n agent' : ' gateway'}`, params: kind === 'agent' ? HomeAgentPath : GatewayPath, response: { 200: WorkflowList, ...errorResponses([400, 403, 404, 500, 503], notFound) } } }, async (request) => {
       const id = (request.params as Record<string, string>)[param]!;
       return { data: { workflows: (await services.workflows.ofTarget(request.caller!.accountId, kind, id)).map((w) => workflowWire(w)) } };
     });
@@ -90,7 +90,7 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
       app[method](
         `${base}/workflows/:workflow_id`,
         {
-          preValidation: write,
+          onRequest: write,
           config,
           schema: { tags: [tag], security: CREDENTIAL, operationId: `${verb}${kind === 'agent' ? 'Agent' : 'Gateway'}Workflow`, summary: `${verb === 'attach' ? 'Attach a workflow to' : 'Detach a workflow from'} a${kind === 'agent' ? 'n agent' : ' gateway'}`, description: verb === 'attach' ? `The workflow becomes the tool \`workflow_{name}\` of the ${kind}.` : undefined, params: one, response: { 200: Attached, ...errorResponses([400, 403, 404, 500, 503], notFound) } },
         },
@@ -108,7 +108,7 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
 
   app.post(
     '/v1/workflow-runs',
-    { preValidation: execute, schema: { ...runs, operationId: 'startWorkflowRun', summary: 'Start a workflow run', description: 'A workflow with tool steps needs `agent_id` or `gateway_id`: its steps call that one’s tools, with the caller’s authority and the account’s autonomy policy.', body: RunStartBody, response: { 201: OneRun, ...errorResponses([400, 403, 404, 500, 503]) } } },
+    { onRequest: execute, schema: { ...runs, operationId: 'startWorkflowRun', summary: 'Start a workflow run', description: 'A workflow with tool steps needs `agent_id` or `gateway_id`: its steps call that one’s tools, with the caller’s authority and the account’s autonomy policy.', body: RunStartBody, response: { 201: OneRun, ...errorResponses([400, 403, 404, 500, 503]) } } },
     async (request, reply) => {
       const b = request.body;
       if (b.agent_id && b.gateway_id) throw new PlatformError('MGMT_INVALID_BODY', 'malformed request body: give agent_id or gateway_id, not both');
@@ -118,7 +118,7 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
     },
   );
 
-  app.get('/v1/workflow-runs', { preValidation: read, schema: { ...runs, operationId: 'listWorkflowRuns', summary: 'List workflow runs', querystring: RunListQuery, response: { 200: RunList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
+  app.get('/v1/workflow-runs', { onRequest: read, schema: { ...runs, operationId: 'listWorkflowRuns', summary: 'List workflow runs', querystring: RunListQuery, response: { 200: RunList, ...errorResponses([400, 403, 500, 503]) } } }, async (request) => {
     const { workflow_id, status, limit = DEFAULT_LIMIT, cursor } = request.query;
     const rows = await services.workflowRuns.list(request.caller!, {
       limit: limit + 1,
@@ -130,14 +130,14 @@ export function workflowRoutes(app: ManagementApp, services: AuthServices & Pick
     return { data: { runs: page.map(runWire), next_cursor: rows.length > limit ? cursorOf(page.at(-1)!) : null } };
   });
 
-  app.get('/v1/workflow-runs/:id', { preValidation: read, ...runPath, schema: { ...runs, operationId: 'getWorkflowRun', summary: "Read a run's status", params: RunPath, response: { 200: OneRun, ...errorResponses([400, 403, 404, 500, 503], runNotFound) } } }, async (request) => ({
+  app.get('/v1/workflow-runs/:id', { onRequest: read, ...runPath, schema: { ...runs, operationId: 'getWorkflowRun', summary: "Read a run's status", params: RunPath, response: { 200: OneRun, ...errorResponses([400, 403, 404, 500, 503], runNotFound) } } }, async (request) => ({
     data: runWire(await services.workflowRuns.get(request.caller!, request.params.id)),
   }));
 
   const act = (path: string, operationId: string, summary: string, description: string, body: typeof ApproveBody | typeof SignalBody | null, run: (c: Caller, id: string, body: any) => Promise<WorkflowRunRow>) =>
     app.post(
       path,
-      { preValidation: execute, ...runPath, schema: { ...runs, operationId, summary, description, params: RunPath, ...(body ? { body } : {}), response: { 200: OneRun, ...errorResponses([400, 403, 404, 409, 413, 500, 503], runNotFound) } } },
+      { onRequest: execute, ...runPath, schema: { ...runs, operationId, summary, description, params: RunPath, ...(body ? { body } : {}), response: { 200: OneRun, ...errorResponses([400, 403, 404, 409, 413, 500, 503], runNotFound) } } },
       async (request) => ({ data: runWire(await run(request.caller!, (request.params as { id: string }).id, request.body)) }),
     );
   act('/v1/workflow-runs/:id/cancel', 'cancelWorkflowRun', 'Cancel a run', 'Its owner, or an admin or owner of the account. A run that ended is 409 `WORKFLOW_RUN_ENDED`.', null, (c, id) => services.workflowRuns.cancel(c, id));
