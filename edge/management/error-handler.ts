@@ -35,6 +35,10 @@ function fromFramework(error: FrameworkError, request: FastifyRequest, bodyLimit
 }
 
 /** Maps every failure on the management host to the flat `{category, code, message}` body; never a bare 500 page. */
+/** Whether the request declared a body that was never read (it was refused on arrival). */
+const unread = (request: FastifyRequest) =>
+  request.body === undefined && (Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined);
+
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
   app.setNotFoundHandler((_request, reply) => {
     const { status, body } = managementError(new PlatformError('MGMT_ROUTE_NOT_FOUND'));
@@ -45,8 +49,9 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
     const { status, body, headers, error: e } = managementError(fromFramework(error as Error & FrameworkError, request, bodyLimit) ?? error);
     if (e.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     for (const [k, v] of Object.entries(headers)) reply.header(k, v);
-    // The client may still be sending the rest of an oversized body: close the connection so it stops.
-    if (status === 413) reply.header('connection', 'close');
+    // The client may still be sending the rest of an oversized body, or of one refused before it was read (a route's
+    // credential is checked on arrival): close the connection so it stops, instead of reading it to the end unbounded.
+    if (status === 413 || unread(request)) reply.header('connection', 'close');
     return reply.code(status).send(body);
   });
 }

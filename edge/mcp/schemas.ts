@@ -134,15 +134,18 @@ export function readParams<M extends keyof Checked>(revision: Revision, method: 
   const schema = (REVISIONS[revision] as Partial<Checked>)[method];
   if (!schema) return params as ParamsOf<M>;
   const member = SHAPE_ONLY[method];
+  const shaped = member !== undefined && params[member] !== undefined ? params[member] : undefined;
   let checked = params;
-  if (member !== undefined && params[member] !== undefined) {
-    const v = params[member];
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: params.${member} must be an object`);
-    const { [member]: _shapeChecked, ...rest } = params;
+  if (shaped !== undefined) {
+    const { [member!]: _shapeChecked, ...rest } = params;
     checked = rest;
   }
   const r = schema.safeParse(checked);
   if (!r.success) throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${describe(r.error.issues[0]!, 'params')}`);
+  // After the members zod checks before it (the schema's order: _meta, task, name), as zod would report it.
+  if (shaped !== undefined && (typeof shaped !== 'object' || shaped === null || Array.isArray(shaped))) {
+    throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: params.${member} must be an object`);
+  }
   return params as ParamsOf<M>;
 }
 

@@ -7,19 +7,14 @@
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
 
-// Made on a worker's first compile; the markers tool-schema.ts puts on 64-bit integers are formats that always pass
-// (the bounds are in minimum/maximum), so the source needs no format code.
-let ajv: Ajv | undefined;
-
-/** The CommonJS source of a validator of `schema` (it requires only Ajv's runtime helpers). */
+/**
+ * The CommonJS source of a validator of `schema` (it requires only Ajv's runtime helpers). An Ajv of its own each
+ * time: one kept across compiles keeps every schema and validator it made (`removeSchema` clears only its cache), and
+ * a worker compiles the schemas of many tenants' plugins over its life. The markers tool-schema.ts puts on 64-bit
+ * integers are formats that always pass (the bounds are in minimum/maximum), so the source needs no format code.
+ */
 export function validatorSource(schema: object): string {
-  ajv ??= new Ajv({ strict: false, allErrors: true, code: { source: true } }).addFormat('int64', true).addFormat('uint64', true);
-  const validate = ajv.compile(schema);
-  try {
-    // `default`: the CommonJS module.exports as ESM sees it also carries itself as `default`, which its types name.
-    return standalone.default(ajv, validate);
-  } finally {
-    // Ajv keeps every schema it compiled; a worker compiles the schemas of many plugins over its life.
-    ajv.removeSchema(schema);
-  }
+  const ajv = new Ajv({ strict: false, allErrors: true, code: { source: true } }).addFormat('int64', true).addFormat('uint64', true);
+  // `default`: the CommonJS module.exports as ESM sees it also carries itself as `default`, which its types name.
+  return standalone.default(ajv, ajv.compile(schema));
 }

@@ -32,8 +32,10 @@ function evaluate(source: string): ToolValidator {
 /**
  * Validators of plugin tools' input schemas, by key (a component's hash and the tool's name: the schema is the
  * component's). The first call of a tool on a node has its schema compiled in the task pool, in the caller's lane;
- * calls meanwhile wait for that one compile, and a failed one is tried again by the next call. A compiled validator
- * is returned as it is, not in a promise: every call of a tool asks for it.
+ * that tenant's calls meanwhile wait for that one compile, and a failed one is tried again by the next call. Tenants
+ * that run the same component compile it each in their own lane until one compile is done: a tenant whose lane is
+ * full must not make another's first call wait behind its queue. A compiled validator is shared, and returned as it
+ * is, not in a promise: every call of a tool asks for it.
  */
 export function toolValidators(tasks: Pick<TaskPool, 'run'>, limits: TaskLimits = VALIDATOR_LIMITS) {
   const ready = new Map<string, ToolValidator>();
@@ -41,14 +43,15 @@ export function toolValidators(tasks: Pick<TaskPool, 'run'>, limits: TaskLimits 
   return function validatorOf(key: string, schema: object, tenant: string): ToolValidator | Promise<ToolValidator> {
     const done = ready.get(key);
     if (done) return done;
-    let v = compiling.get(key);
+    const slot = `${tenant}\0${key}`;
+    let v = compiling.get(slot);
     if (!v) {
       v = tasks.run<string>(TASK, 'validatorSource', [schema], limits, { tenant }).then(evaluate);
-      compiling.set(key, v);
+      compiling.set(slot, v);
       v.then(
         (f) => ready.set(key, f),
         () => {},
-      ).finally(() => compiling.delete(key));
+      ).finally(() => compiling.delete(slot));
     }
     return v;
   };

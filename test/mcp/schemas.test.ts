@@ -28,6 +28,9 @@ describe('MCP message schemas', () => {
       ['tools/call', { name: 7 }, 'Invalid params: params.name must be a string'],
       ['tools/call', { name: 'calc_add', arguments: [1, 2] }, 'Invalid params: params.arguments must be an object'],
       ['tools/call', { name: 'calc_add', arguments: 'a=1' }, 'Invalid params: params.arguments must be an object'],
+      // Two problems: the first in the schema's order is named, the name before the arguments.
+      ['tools/call', { arguments: 'x' }, 'Invalid params: params.name must be a string'],
+      ['tools/call', { name: 7, arguments: [] }, 'Invalid params: params.name must be a string'],
       ['tools/list', { cursor: 12 }, 'Invalid params: params.cursor must be a string'],
     ] as const) {
       const res = await send({ jsonrpc: '2.0', id: 21, method, params });

@@ -46,6 +46,20 @@ describe('plugin tool schemas are compiled off the node thread', () => {
     expect(v(good())).toBe(true);
   });
 
+  it("a tenant's first calls share its own compile, never another tenant's (whose lane may be full); the result is shared", { timeout: 60_000 }, async () => {
+    const lanes: string[] = [];
+    const validatorOf = toolValidators({ run: (...a: Parameters<typeof tasks.run>) => (lanes.push(a[4].tenant), tasks.run(...a)) });
+    const small = { type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false };
+    const [a1, a2, b] = await Promise.all([validatorOf('k', small, 'tenant-a'), validatorOf('k', small, 'tenant-a'), validatorOf('k', small, 'tenant-b')]);
+    expect(lanes).toEqual(['tenant-a', 'tenant-b']);
+    expect(a2).toBe(a1);
+    expect([a1({ a: 1 }), b({ a: 1 }), b({ a: 'x' })]).toEqual([true, true, false]);
+    // Compiled once, it serves every tenant as it is.
+    const c = validatorOf('k', small, 'tenant-c');
+    expect(typeof c).toBe('function');
+    expect(lanes).toHaveLength(2);
+  });
+
   it('a compile past its limits is TOOL_SCHEMA_LIMIT, and the next call compiles again', { timeout: 60_000 }, async () => {
     const limits = { timeoutMs: 1, onLimit: 'TOOL_SCHEMA_LIMIT' as const };
     const validatorOf = toolValidators(tasks, limits);
