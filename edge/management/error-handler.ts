@@ -34,11 +34,11 @@ function fromFramework(error: FrameworkError, request: FastifyRequest, bodyLimit
   return null;
 }
 
-/** Maps every failure on the management host to the flat `{category, code, message}` body; never a bare 500 page. */
 /** Whether the request declared a body that was never read (it was refused on arrival). */
 const unread = (request: FastifyRequest) =>
   request.body === undefined && (Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined);
 
+/** Maps every failure on the management host to the flat `{category, code, message}` body; never a bare 500 page. */
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number) {
   app.setNotFoundHandler((_request, reply) => {
     const { status, body } = managementError(new PlatformError('MGMT_ROUTE_NOT_FOUND'));

@@ -4,7 +4,7 @@ import { PlatformError } from '../core/errors/index.ts';
 import { SUBJECTS } from '../core/subjects/index.ts';
 import { hasAuthority } from '../identity/index.ts';
 import type { ToolEntry, ToolResult, ToolSource } from '../tools/index.ts';
-import { argumentProblems } from '../tools/index.ts';
+import { invalidArguments } from '../tools/index.ts';
 import { BuiltinToolError, type BuiltinDeps, type BuiltinOperation } from './builtin.ts';
 import { BUILTINS } from './catalogue.ts';
 
@@ -42,7 +42,7 @@ export function builtinToolSource(deps: BuiltinDeps & { store: Pick<Store, 'buil
               const a = structuredClone((args ?? {}) as Record<string, unknown>);
               const validate = validatorOf(op);
               if (!validate(a)) {
-                throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${op.name}: ${argumentProblems(validate.errors)}`);
+                throw invalidArguments(op.name, validate.errors);
               }
               try {
                 const value = await op.run(deps, { caller, anchor: opts.anchor ?? null, surface: { kind: target.kind, id: target.id }, thread: opts.thread ?? null, ...(opts.signal ? { signal: opts.signal } : {}) }, a);

@@ -11,7 +11,7 @@ import { SUBJECTS } from '../core/subjects/index.ts';
 import type { FuncType } from '../core/wasm/index.ts';
 import { hasAuthority, type Caller } from '../identity/index.ts';
 import type { InvokeOptions, JsonSchema, ToolResult } from '../tools/index.ts';
-import { argumentProblems } from '../tools/index.ts';
+import { invalidArguments } from '../tools/index.ts';
 import { timeoutMs, type PluginConfig } from './plugin-config.ts';
 import { toolValidators } from './tool-validators.ts';
 
@@ -147,7 +147,7 @@ export function createToolInvoker(deps: {
     const found = validatorOf(`${v.artifactHash}:${toolName}`, tool.inputSchema, caller.accountId);
     const validate = found instanceof Promise ? await found : found;
     if (!validate(args ?? {})) {
-      throw new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${toolName}: ${argumentProblems(validate.errors)}`);
+      throw invalidArguments(toolName, validate.errors);
     }
     const artifacts = await load(v.artifactHash);
     const granted = grantsOf(caller.accountId, v, anchor);

@@ -1,6 +1,7 @@
 import type { Caller } from '../identity/index.ts';
 import type { CallOutput, InvokeOutcome } from '../core/sandbox/index.ts';
 import type { BuiltinFamily } from './surface-rules.ts';
+import { PlatformError } from '../core/errors/index.ts';
 
 /** A JSON Schema (draft-07, the dialect Ajv and MCP clients read by default). */
 export type JsonSchema = Record<string, unknown>;
@@ -78,9 +79,13 @@ export const workspaceAnchor = (surface: 'gateway' | 'agent', surfaceId: string,
 /** The problems a call's error names at most: a call with thousands of unknown members would get a message of megabytes. */
 const PROBLEMS_NAMED = 10;
 
-/** A schema check's errors as one sentence: `/a must be integer; / must NOT have additional properties; and 41 more`. */
-export function argumentProblems(errors: readonly { instancePath: string; message?: string }[] | null | undefined): string {
+/**
+ * The error of a call whose arguments failed its tool's schema check, naming the first problems:
+ * `invalid arguments for calc_add: /a must be integer; / must NOT have additional properties; and 41 more`.
+ */
+export function invalidArguments(tool: string, errors: readonly { instancePath: string; message?: string }[] | null | undefined): PlatformError {
   const all = errors ?? [];
   const named = all.slice(0, PROBLEMS_NAMED).map((e) => `${e.instancePath || '/'} ${e.message}`);
-  return all.length > PROBLEMS_NAMED ? `${named.join('; ')}; and ${all.length - PROBLEMS_NAMED} more` : named.join('; ');
+  const problems = all.length > PROBLEMS_NAMED ? `${named.join('; ')}; and ${all.length - PROBLEMS_NAMED} more` : named.join('; ');
+  return new PlatformError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems}`);
 }
