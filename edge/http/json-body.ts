@@ -28,6 +28,14 @@ export const INLINE_BYTES = 256 * 1024;
 export const MAX_VALUES = 10_000;
 /** The management API's limit: its bodies (up to 1 MiB) carry documents, not a tool call's arguments. */
 export const MANAGEMENT_MAX_VALUES = 100_000;
+/**
+ * Object keys a management body may hold in all. Keys, not values, are what a large body costs the node's thread:
+ * 100,000 distinct keys took 70-90 ms to parse and as long again to receive from a worker (the copy builds every
+ * object anew), against 3-6 ms for 100,000 numbers in an array; a body of 20,000 keys accepted by its route held the
+ * loop 20-49 ms in all (test/timing/management-bodies.test.ts). No management document comes near this limit: a
+ * policy is at most 16 KiB, a workflow definition or a run's input 64 KiB (8,000 keys at the very most).
+ */
+export const MANAGEMENT_MAX_KEYS = 10_000;
 /** Levels of arrays and objects a request may nest; MCP and A2A requests nest a handful, tool arguments a few dozen. */
 export const MAX_DEPTH = 128;
 /** This module, for the task pool (`parseJsonBodyInWorker`). */
@@ -50,24 +58,51 @@ interface Lifted {
 export const BASE64_TEXT = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: 'json' | 'values' | 'depth' };
-export type ParsedInWorker = { ok: true; value: unknown; lifted: Lifted[]; bytes: Uint8Array } | { ok: false; reason: 'json' | 'values' | 'depth' };
+type Lifting = { ok: true; value: unknown; lifted: Lifted[]; bytes: Uint8Array };
+export type ParsedInWorker = Lifting | { ok: false; reason: 'json' | 'values' | 'depth' };
+/** Why a management body is refused: besides bad JSON and the limits, a key that could poison a prototype. */
+type ManagementRefusal = { ok: false; reason: 'json' | 'values' | 'depth' | 'keys' | 'proto' };
+export type ParsedManagementBody = { ok: true; value: unknown } | ManagementRefusal;
+export type ParsedManagementInWorker = Lifting | ManagementRefusal;
 
 /**
  * Why `root` is past the limits (more than MAX_VALUES values, or nested deeper than MAX_DEPTH), or null; walked without
  * recursion, so that a deeply nested body cannot overflow the walk itself.
  */
-export function pastLimits(root: unknown, maxValues = MAX_VALUES): 'values' | 'depth' | null {
+export function pastLimits(root: unknown, maxValues = MAX_VALUES, maxKeys = Infinity): 'values' | 'depth' | 'keys' | null {
   const stack: [unknown, number][] = [[root, 1]];
   let count = 0;
+  let keys = 0;
   while (stack.length) {
     const [v, depth] = stack.pop()!;
     if (++count > maxValues) return 'values';
     if (typeof v !== 'object' || v === null) continue;
     if (depth > MAX_DEPTH) return 'depth';
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    const children = Array.isArray(v) ? v : Object.values(v);
+    if (!Array.isArray(v) && (keys += children.length) > maxKeys) return 'keys';
+    for (const child of children) stack.push([child, depth + 1]);
     if (count + stack.length > maxValues) return 'values';
   }
   return null;
+}
+
+/**
+ * Whether a parsed value has a key that would set a prototype once merged into another object: `__proto__`, or a
+ * `constructor` holding a `prototype` (what fastify's own JSON parser refuses on the management API's small bodies).
+ */
+function poisoned(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (!Array.isArray(v)) {
+      if (Object.hasOwn(v, '__proto__')) return true;
+      const c = (v as Record<string, unknown>).constructor;
+      if (Object.hasOwn(v, 'constructor') && typeof c === 'object' && c !== null && Object.hasOwn(c, 'prototype')) return true;
+    }
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
+  }
+  return false;
 }
 
 /** The long strings of a value (not the root itself), with their paths. */
@@ -98,15 +133,44 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   } catch {
     return { ok: false, reason: 'json' };
   }
-  const past = pastLimits(value);
+  // No key limit is given, so the walk finds no 'keys'.
+  const past = pastLimits(value) as 'values' | 'depth' | null;
   return past === null ? { ok: true, value } : { ok: false, reason: past };
 }
 
 /** Parses a large body in a task-pool worker (exported by name for it); long strings are lifted into `bytes`. */
 export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
   const parsed = parseJsonBody(bytes);
-  if (!parsed.ok) return parsed;
-  const { value } = parsed;
+  return parsed.ok ? lift(parsed.value) : parsed;
+}
+
+/**
+ * Parses a management body within the management limits: the whole check, where it arrives (small bodies) or in a
+ * worker (`parseManagementBodyInWorker`).
+ */
+export function parseManagementBody(bytes: Uint8Array): ParsedManagementBody {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'json' };
+  }
+  const past = pastLimits(value, MANAGEMENT_MAX_VALUES, MANAGEMENT_MAX_KEYS);
+  if (past !== null) return { ok: false, reason: past };
+  // Only a body that names one of the two keys can hold it (a search of the text is far cheaper than the walk).
+  if ((text.includes('__proto__') || text.includes('constructor')) && poisoned(value)) return { ok: false, reason: 'proto' };
+  return { ok: true, value };
+}
+
+/** Parses a large management body in a task-pool worker (exported by name for it); long strings are lifted. */
+export function parseManagementBodyInWorker(bytes: Uint8Array): ParsedManagementInWorker {
+  const parsed = parseManagementBody(bytes);
+  return parsed.ok ? lift(parsed.value) : parsed;
+}
+
+/** The value with its long strings taken out into one buffer, to be moved back to the node's thread. */
+function lift(value: unknown): Lifting {
   const long = longStrings(value);
   const encoded = long.map(({ text }) => {
     const latin1 = /^[\x00-\xff]*$/.test(text);
@@ -131,12 +195,21 @@ export function parseJsonBodyInWorker(bytes: Uint8Array): ParsedInWorker {
  * the worker, not copied; the caller must not use it afterwards.
  */
 export function parseInTaskPool(tasks: Pick<TaskPool, 'run'>, bytes: Buffer, limits: Parameters<TaskPool['run']>[3], opts: { tenant: string; signal?: AbortSignal }): Promise<ParsedInWorker> {
+  return runParse<ParsedInWorker>(tasks, 'parseJsonBodyInWorker', bytes, limits, opts);
+}
+
+/** `parseInTaskPool` for a management body (`parseManagementBodyInWorker`). */
+export function parseManagementInTaskPool(tasks: Pick<TaskPool, 'run'>, bytes: Buffer, limits: Parameters<TaskPool['run']>[3], opts: { tenant: string; signal?: AbortSignal }): Promise<ParsedManagementInWorker> {
+  return runParse<ParsedManagementInWorker>(tasks, 'parseManagementBodyInWorker', bytes, limits, opts);
+}
+
+function runParse<T>(tasks: Pick<TaskPool, 'run'>, fn: string, bytes: Buffer, limits: Parameters<TaskPool['run']>[3], opts: { tenant: string; signal?: AbortSignal }): Promise<T> {
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return tasks.run<ParsedInWorker>(JSON_BODY_MODULE, 'parseJsonBodyInWorker', [bytes], limits, { ...opts, ...(owned ? { transfer: [bytes.buffer as ArrayBuffer] } : {}) });
+  return tasks.run<T>(JSON_BODY_MODULE, fn, [bytes], limits, { ...opts, ...(owned ? { transfer: [bytes.buffer as ArrayBuffer] } : {}) });
 }
 
 /** The worker's value with its long strings back in place: one copy each. Those that are base64 are added to `base64`. */
-export function restoreLifted(r: Extract<ParsedInWorker, { ok: true }>, base64: string[] = []): unknown {
+export function restoreLifted(r: Lifting, base64: string[] = []): unknown {
   const buf = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
   for (const { path, start, end, latin1, base64: isBase64 } of r.lifted) {
     const text = buf.toString(latin1 ? 'latin1' : 'utf8', start, end);

@@ -25,8 +25,9 @@ import { metricsRoute } from './metrics-route.ts';
 import { ProbeLogController } from './probe-logging.ts';
 import { platformRoutes } from './platform-routes.ts';
 import { viewerPage } from './viewer-page.ts';
-import { awaitRouteCompiles, lazyCompilers, MANAGEMENT_MAX_VALUES, MAX_DEPTH, pastLimits, requestId, type CompileAhead } from '../http/index.ts';
+import { awaitRouteCompiles, lazyCompilers, requestId, type CompileAhead } from '../http/index.ts';
 import { PlatformError } from '../../runtime/index.ts';
+import { jsonBodies } from './json-bodies.ts';
 import { managementError } from './errors.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { createValidatorCompiler, describeValidation } from './validation.ts';
@@ -83,15 +84,7 @@ export async function managementApp(opts: {
   });
 
   installErrorHandlers(app, JSON_BODY_LIMIT);
-  // A JSON body within the byte limit may still nest thousands of levels: it parses, then overflows the stack of what
-  // walks it later (JSON.stringify, a hash), an internal error instead of the caller's. Checked once the caller is
-  // admitted and the body's schema has passed, before any route sees it.
-  app.addHook('preHandler', async (request) => {
-    if (request.body === null || typeof request.body !== 'object' || !/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return;
-    const past = pastLimits(request.body, MANAGEMENT_MAX_VALUES);
-    if (past === 'depth') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it nests arrays and objects deeper than ${MAX_DEPTH} levels`);
-    if (past === 'values') throw new PlatformError('MGMT_INVALID_BODY', `invalid body: it holds more than ${MANAGEMENT_MAX_VALUES} JSON values`);
-  });
+  jsonBodies(app, opts.services, JSON_BODY_LIMIT);
 
   platformRoutes(app, opts.services, opts.state);
   oauthRoutes(app, opts.services);
