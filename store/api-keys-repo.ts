@@ -69,11 +69,14 @@ export function apiKeysRepo(db: Queryable) {
       const { rows } = await db.query<Row>(`select ${COLUMNS} from api_keys where account_id = $1 and name = $2 and revoked_at is null`, [accountId, name]);
       return rows[0] ? toRecord(rows[0]) : null;
     },
-    /** Sets the revocation time once; revoking again keeps the first time. Returns false for an unknown key. */
-    async revoke(id: string, at: string): Promise<boolean> {
+    /**
+     * Sets the revocation time once; revoking again keeps the first time. Returns false for a key the account does not
+     * hold (scoped like every other write: an id alone never reaches another account's key).
+     */
+    async revoke(accountId: string, id: string, at: string): Promise<boolean> {
       const { rowCount } = await db.query(
-        'update api_keys set revoked_at = coalesce(revoked_at, $2) where id = $1',
-        [id, at],
+        'update api_keys set revoked_at = coalesce(revoked_at, $2) where id = $1 and account_id = $3',
+        [id, at, accountId],
       );
       return rowCount > 0;
     },

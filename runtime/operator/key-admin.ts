@@ -37,7 +37,7 @@ export function createKeyAdmin(deps: { store: Store; now: () => number; bus?: Bu
     async revokeKey(p: { id: string; account?: string }) {
       const key = await requireKey(store, p.id, p.account);
       const at = new Date(deps.now()).toISOString();
-      if (!(await store.apiKeys.revoke(key.id, at))) throw new PlatformError('ADMIN_NOT_FOUND', `no key ${key.id}`);
+      if (!(await store.apiKeys.revoke(key.accountId, key.id, at))) throw new PlatformError('ADMIN_NOT_FOUND', `no key ${key.id}`);
       deps.bus?.publish(SUBJECTS.identityChanged, {});
       const revoked = await store.apiKeys.get(key.id);
       return { id: key.id, ...(key.name !== null ? { name: key.name } : {}), revoked_at: revoked?.revokedAt ?? at };

@@ -10,7 +10,8 @@ const onSurface = (target: BindingTarget) => (t: ToolEntry) => target.kind !== '
 const anchoring = (t: ToolEntry): ToolEntry =>
   t.origin.kind === 'builtin' ? { ...t, requiresAnchor: builtinNeedsAnchor(t.origin.family, t.origin.operation) } : t;
 
-const keyOf = (t: BindingTarget) => `${t.kind}/${t.id}`;
+// The account is part of the key: ids are global UUIDs, but a cache shared by tenants keys by tenant all the same.
+const keyOf = (t: BindingTarget) => `${t.kind}/${t.accountId}/${t.id}`;
 
 /**
  * The tools bound to a gateway or an agent, from every source, less what the surface never shows; and what one

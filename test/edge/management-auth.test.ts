@@ -132,7 +132,7 @@ describe('management API authentication', () => {
     const first = await admin.createKey({ principal: principal.id });
     expect((await list({ authorization: `Bearer ${first.key}` })).status).toBe(200);
     // Changed behind the platform's back (no event tells the nodes): the admission holds for the rest of its second.
-    await store.apiKeys.revoke(first.id, new Date(clock.now()).toISOString());
+    await store.apiKeys.revoke(p.node.demo!.accountId, first.id, new Date(clock.now()).toISOString());
     expect((await list({ authorization: `Bearer ${first.key}` })).status).toBe(200);
     await clock.advance(1_000);
     expect((await list({ authorization: `Bearer ${first.key}` })).json.code).toBe('MGMT_CREDENTIAL_REVOKED');

@@ -113,7 +113,7 @@ describe('the operator resolvers: by id or by name, within the account a command
     expect(await failure(requireKey(store, 'ci', twin2))).toEqual({ code: 'ADMIN_NOT_FOUND', message: 'no key named "ci" in account "Twin" (revoked keys are named by their id)' });
     // By id with the wrong account: not found there.
     expect(await failure(requireKey(store, other.id, 'Solo'))).toEqual({ code: 'ADMIN_NOT_FOUND', message: `no key ${other.id} in account "Solo"` });
-    await store.apiKeys.revoke(ci.id, new Date().toISOString());
+    await store.apiKeys.revoke(ci.accountId, ci.id, new Date().toISOString());
     expect(await failure(requireKey(store, 'ci', 'Solo'))).toEqual({ code: 'ADMIN_NOT_FOUND', message: 'no key named "ci" in account "Solo" (revoked keys are named by their id)' });
     const next = await key('ci');
     expect((await requireKey(store, 'ci', 'Solo')).id).toBe(next.id);

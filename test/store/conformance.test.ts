@@ -145,7 +145,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     });
   });
 
-  it('api keys: create, get, list by account, revoke once, unknown revoke is false', async () => {
+  it('api keys: create, get, list by account, revoke once, unknown revoke and another account\'s are false', async () => {
     const [a, b] = [await newAccount(), await newAccount()];
     const [ua, ub] = [await newUser(a), await newUser(b)];
     const k1 = await store.apiKeys.create({ id: randomUUID(), accountId: a, principalId: ua.id, secretHash: 'x1', expiresAt: null });
@@ -158,12 +158,15 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     expect((await store.apiKeys.list(b)).map((k) => k.id)).toEqual([k3.id]);
 
     const first = '2026-03-01T10:00:00.000Z';
-    expect(await store.apiKeys.revoke(k1.id, first)).toBe(true);
+    // Another account cannot revoke the key by its id.
+    expect(await store.apiKeys.revoke(b, k1.id, first)).toBe(false);
+    expect((await store.apiKeys.get(k1.id))?.revokedAt).toBeNull();
+    expect(await store.apiKeys.revoke(a, k1.id, first)).toBe(true);
     expect((await store.apiKeys.get(k1.id))?.revokedAt).toBe(first);
-    expect(await store.apiKeys.revoke(k1.id, '2026-04-01T10:00:00.000Z')).toBe(true);
+    expect(await store.apiKeys.revoke(a, k1.id, '2026-04-01T10:00:00.000Z')).toBe(true);
     expect((await store.apiKeys.get(k1.id))?.revokedAt).toBe(first);
     expect((await store.apiKeys.get(k2.id))?.revokedAt).toBeNull();
-    expect(await store.apiKeys.revoke(randomUUID(), first)).toBe(false);
+    expect(await store.apiKeys.revoke(a, randomUUID(), first)).toBe(false);
   });
 
   it('api key names: unique among an account\'s live keys, found by name only there, free again once revoked', async () => {
@@ -176,7 +179,7 @@ describe.each(drivers)('store conformance on %s', (driver) => {
     expect((await store.apiKeys.byName(a, 'ci'))?.id).toBe(ka.id);
     expect((await store.apiKeys.byName(b, 'ci'))?.id).toBe(kb.id);
     expect(isUniqueViolation(await named(a, ua.id).catch((e: unknown) => e))).toBe(true);
-    await store.apiKeys.revoke(ka.id, '2026-03-01T10:00:00.000Z');
+    await store.apiKeys.revoke(a, ka.id, '2026-03-01T10:00:00.000Z');
     expect(await store.apiKeys.byName(a, 'ci')).toBeNull();
     const again = await named(a, ua.id);
     expect((await store.apiKeys.byName(a, 'ci'))?.id).toBe(again.id);
