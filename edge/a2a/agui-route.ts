@@ -2,7 +2,7 @@ import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../../runtime/index.ts';
-import { prepend, SSE_HEADERS, sseStream } from '../http/index.ts';
+import { clientGone, prepend, SSE_HEADERS, sseStream } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { aguiErrorOf } from './agui-errors.ts';
 import { AguiRun } from './agui-events.ts';
@@ -59,16 +59,15 @@ async function runMessage(input: RunAgentInput, backend: A2aBackend, ctx: A2aCal
 export function aguiRoute(deps: AguiRouteDeps) {
   return async function agui(request: FastifyRequest, reply: FastifyReply) {
     const { agent } = request.a2a!;
-    const abort = new AbortController();
-    reply.raw.on('close', () => reply.raw.writableFinished || abort.abort());
+    const gone = clientGone(reply.raw);
     try {
       const caller = await deps.admit(agent, request.headers);
       const base64: string[] = [];
-      const input = readRunInput(await deps.body(request, agent.accountId, abort.signal, base64));
+      const input = readRunInput(await deps.body(request, agent.accountId, gone, base64));
       const backend = deps.backend;
       if (!backend) throw new PlatformError('A2A_UNSUPPORTED_OPERATION', 'this agent gateway has no agent runtime: AG-UI runs arrive with it');
       // AG-UI negotiates no A2A extension: gate messages reach it untagged; a form reaches it whole (as an interrupt).
-      const ctx: A2aCallContext = { ...caller, extensions: [EXTENSIONS.a2ui], signal: abort.signal };
+      const ctx: A2aCallContext = { ...caller, extensions: [EXTENSIONS.a2ui], signal: gone };
       const params: SendMessageParams = readParams(SendMessageParamsSchema, await runMessage(input, backend, ctx), { base64 });
       const events = backend.streamRun ? backend.streamRun(params, ctx) : backend.sendStreamingMessage(params, ctx);
       const it = events[Symbol.asyncIterator]();
@@ -90,7 +89,7 @@ export function aguiRoute(deps: AguiRouteDeps) {
         encode: (event) => encoder.encodeBinary(event as BaseEvent),
         error: (err) => {
           const e = aguiErrorOf(err);
-          if (e.internal && !abort.signal.aborted) request.log.error({ err }, 'ag-ui run failed');
+          if (e.internal && !gone.aborted) request.log.error({ err }, 'ag-ui run failed');
           return run.fail(e.body.message, e.body.code);
         },
       });
@@ -98,7 +97,7 @@ export function aguiRoute(deps: AguiRouteDeps) {
       return reply.send(stream);
     } catch (err) {
       // A client that left aborts its run: what fails then is no fault of the platform's.
-      return sendAguiError(request, reply, err, abort.signal.aborted);
+      return sendAguiError(request, reply, err, gone.aborted);
     }
   };
 }

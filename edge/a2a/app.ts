@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { isPlatformError, PlatformError, TRIGGER_LIMITS, ttlCache, type Services } from '../../runtime/index.ts';
 import type { AgentRecord } from '../../store/index.ts';
-import { awaitRouteCompiles, INLINE_BYTES, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseInTaskPool, parseJsonBody, prepend, requestId, restoreLifted, routeHost, SSE_HEADERS, sseStream, type CompileAhead, type ParsedBody } from '../http/index.ts';
+import { awaitRouteCompiles, clientGone, INLINE_BYTES, lazyCompilers, MAX_DEPTH, MAX_VALUES, parseInTaskPool, parseJsonBody, prepend, requestId, restoreLifted, routeHost, SSE_HEADERS, sseStream, type CompileAhead, type ParsedBody } from '../http/index.ts';
 import type { A2aAdmit } from './admission.ts';
 import { AGUI_BODY_LIMIT } from './agui-input.ts';
 import { AGUI_PATHS, aguiRoute, sendAguiError } from './agui-route.ts';
@@ -192,20 +192,19 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     const caller = await opts.admit(agent, request.headers);
     let id = bodyId(request);
     const log = (problem: string) => request.log.error({ agent: agent.id, problem }, 'the agent runtime produced an invalid A2A response');
-    // The runtime stops work nobody waits for: the signal fires when the client leaves before the answer ends.
-    const abort = new AbortController();
-    reply.raw.on('close', () => reply.raw.writableFinished || abort.abort());
+    // The runtime stops work nobody waits for: the signal fires when the client leaves (or has left) before the end.
+    const gone = clientGone(reply.raw);
     try {
       // Long strings the worker found to be base64: the params check does not scan them again.
       const base64: string[] = [];
-      const value = await parsed(request.body as Body | undefined, agent.accountId, abort.signal, base64);
+      const value = await parsed(request.body as Body | undefined, agent.accountId, gone, base64);
       id = readableId(value);
       const req = readEnvelope(value);
       checkVersion(request.headers, request.query);
       const extensions = negotiateExtensions(request.headers, CARD_EXTENSIONS);
       for (const [k, v] of Object.entries(extensionsEcho(extensions))) reply.header(k, v);
       const method = methodOf(req.method);
-      const ctx: A2aCallContext = { ...caller, extensions, signal: abort.signal };
+      const ctx: A2aCallContext = { ...caller, extensions, signal: gone };
       const outcome = await runMethod(method, req.params, ctx, { backend, card: cardOf(request), base64 });
       if (outcome.kind === 'result') {
         const spec = METHODS[method];
@@ -240,7 +239,7 @@ export async function createA2aApp(opts: A2aAppOptions): Promise<FastifyInstance
     } catch (err) {
       const wire = wireErrorOf(err);
       // A client that left aborts its call: what fails then is no fault of the platform's.
-      if (wire.internal && !abort.signal.aborted) request.log.error({ err }, 'a2a request failed');
+      if (wire.internal && !gone.aborted) request.log.error({ err }, 'a2a request failed');
       return sendError(reply, wire, id);
     }
   }

@@ -1,4 +1,5 @@
 export { requestId } from './request-id.ts';
+export { clientGone } from './client-gone.ts';
 export { BASE64_TEXT, INLINE_BYTES, MANAGEMENT_MAX_KEYS, MANAGEMENT_MAX_VALUES, MAX_DEPTH, MAX_VALUES, parseInTaskPool, parseJsonBody, parseManagementBody, parseManagementInTaskPool, pastLimits, restoreLifted, type ParsedBody, type ParsedInWorker, type ParsedManagementBody, type ParsedManagementInWorker } from './json-body.ts';
 export { routeHost, type HostRoute } from './host-router.ts';
 export { html, sendPage, escapeHtml, Html } from './html.ts';
