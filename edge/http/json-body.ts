@@ -31,9 +31,10 @@ export const MANAGEMENT_MAX_VALUES = 100_000;
 /**
  * Object keys a management body may hold in all. Keys, not values, are what a large body costs the node's thread:
  * 100,000 distinct keys took 70-90 ms to parse and as long again to receive from a worker (the copy builds every
- * object anew), against 3-6 ms for 100,000 numbers in an array; a body of 20,000 keys accepted by its route held the
- * loop 20-49 ms in all (test/timing/management-bodies.test.ts). No management document comes near this limit: a
- * policy is at most 16 KiB, a workflow definition or a run's input 64 KiB (8,000 keys at the very most).
+ * object anew), against 3-6 ms for 100,000 numbers in an array. A body of 20,000 keys accepted by its route held the
+ * loop 20-49 ms in all, one of 10,000 keys 11-30 ms (test/timing/management-bodies.test.ts). No management document
+ * comes near this limit: a policy is at most 16 KiB, a workflow definition or a run's input 64 KiB (8,000 keys at the
+ * very most).
  */
 export const MANAGEMENT_MAX_KEYS = 10_000;
 /** Levels of arrays and objects a request may nest; MCP and A2A requests nest a handful, tool arguments a few dozen. */
@@ -66,8 +67,8 @@ export type ParsedManagementBody = { ok: true; value: unknown } | ManagementRefu
 export type ParsedManagementInWorker = Lifting | ManagementRefusal;
 
 /**
- * Why `root` is past the limits (more than MAX_VALUES values, or nested deeper than MAX_DEPTH), or null; walked without
- * recursion, so that a deeply nested body cannot overflow the walk itself.
+ * Why `root` is past the limits (more than `maxValues` values, more than `maxKeys` object keys in all, or nested deeper
+ * than MAX_DEPTH), or null; walked without recursion, so that a deeply nested body cannot overflow the walk itself.
  */
 export function pastLimits(root: unknown, maxValues = MAX_VALUES, maxKeys = Infinity): 'values' | 'depth' | 'keys' | null {
   const stack: [unknown, number][] = [[root, 1]];
@@ -158,8 +159,9 @@ export function parseManagementBody(bytes: Uint8Array): ParsedManagementBody {
   }
   const past = pastLimits(value, MANAGEMENT_MAX_VALUES, MANAGEMENT_MAX_KEYS);
   if (past !== null) return { ok: false, reason: past };
-  // Only a body that names one of the two keys can hold it (a search of the text is far cheaper than the walk).
-  if ((text.includes('__proto__') || text.includes('constructor')) && poisoned(value)) return { ok: false, reason: 'proto' };
+  // Only a body that names one of the two keys, or escapes a character (`"\u005f_proto__"` is the same key), can hold
+  // one: a search of the text is far cheaper than the walk.
+  if ((text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) && poisoned(value)) return { ok: false, reason: 'proto' };
   return { ok: true, value };
 }
 

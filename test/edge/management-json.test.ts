@@ -36,7 +36,7 @@ describe('management JSON bodies', () => {
   });
 
   it('[MGMT-ERR-03] a key that could poison a prototype is refused at any depth; the same names as data are not', () => {
-    for (const bad of ['{"__proto__":{"admin":true}}', '{"a":[{"b":{"__proto__":null}}]}', '{"constructor":{"prototype":{"admin":true}}}', '[{"x":{"constructor":{"prototype":1}}}]']) {
+    for (const bad of ['{"__proto__":{"admin":true}}', '{"a":[{"b":{"__proto__":null}}]}', '{"constructor":{"prototype":{"admin":true}}}', '[{"x":{"constructor":{"prototype":1}}}]', '{"\\u005f_proto__":{"admin":true}}', '{"c\\u006fnstructor":{"prototype":{}}}']) {
       expect(both(bad), bad).toEqual({ ok: false, reason: 'proto' });
     }
     for (const fine of ['{"constructor":"x"}', '{"constructor":{"name":"p"}}', '{"text":"__proto__ and constructor.prototype"}', '["__proto__"]']) {
